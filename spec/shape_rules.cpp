@@ -1,0 +1,140 @@
+// Shape inference of every op kind: the output shape from the input shapes, or a UserError naming the extents
+// that disagree.
+#include <sstream>
+
+#include "spec/error.h"
+#include "spec/overloaded.h"
+#include "spec/spec.h"
+
+namespace kriek {
+namespace {
+
+std::string shape_str(const Shape& s) {
+  std::ostringstream out;
+  print_shape(out, s);
+  return out.str();
+}
+
+Shape matmul_shape(const Shape& a, const Shape& b) {
+  if (a.size() != b.size() || (a.size() != 2 && a.size() != 3)) {
+    user_error("matmul operands must both be rank 2 (or rank 3 when batched), got ", shape_str(a), " and ",
+               shape_str(b));
+  }
+  const std::size_t r = a.size();
+  if (a[r - 1] != b[r - 2]) {
+    user_error("matmul inner dimensions disagree: ", shape_str(a), " has K=", a[r - 1], " but ", shape_str(b),
+               " has K=", b[r - 2]);
+  }
+  if (r == 3 && a[0] != b[0]) user_error("matmul batch sizes disagree: ", a[0], " and ", b[0]);
+  Shape out = a;
+  out[r - 1] = b[r - 1];
+  return out;
+}
+
+Shape conv_shape(const Shape& img, const Shape& f) {
+  const std::size_t r = img.size();
+  if (r < 2 || r > 4) user_error("conv image must be rank 2, 3 or 4, got ", shape_str(img));
+  const std::size_t want_f = r == 2 ? 3 : 4;
+  if (f.size() != want_f) {
+    user_error("conv filters for a rank-", r, " image must be rank ", want_f, ", got ", shape_str(f));
+  }
+  const std::size_t h = r == 4 ? 1 : 0;
+  if (r >= 3 && img[r - 1] != f[2]) {
+    user_error("conv channels disagree: image ", shape_str(img), " has ", img[r - 1], ", filters ", shape_str(f),
+               " have ", f[2]);
+  }
+  if (f[0] > img[h] || f[1] > img[h + 1]) {
+    user_error("conv filters ", shape_str(f), " are larger than the image ", shape_str(img));
+  }
+  Shape out;
+  if (r == 4) out.push_back(img[0]);
+  out.push_back(img[h] - f[0] + 1);
+  out.push_back(img[h + 1] - f[1] + 1);
+  out.push_back(f.back());
+  return out;
+}
+
+Shape broadcast_shape(const Shape& a, const Shape& b) {
+  if (a.size() != b.size()) {
+    user_error("elementwise operands must have one rank, got ", shape_str(a), " and ", shape_str(b));
+  }
+  Shape out(a.size());
+  for (std::size_t d = 0; d < a.size(); ++d) {
+    if (a[d] != b[d] && a[d] != 1 && b[d] != 1) {
+      user_error("elementwise operands ", shape_str(a), " and ", shape_str(b), " do not broadcast in dimension ",
+                 d);
+    }
+    out[d] = std::max(a[d], b[d]);
+  }
+  return out;
+}
+
+}  // namespace
+
+Shape infer_output_shape(const PrimitiveOp& op, std::span<const Shape> in) {
+  KRIEK_ASSERT(in.size() == input_count(op), "op ", op_word(op), " takes ", input_count(op), " inputs, got ",
+               in.size());
+  for (const Shape& s : in) {
+    for (auto e : s) {
+      if (e < 1) user_error("extents must be at least 1, got ", shape_str(s));
+    }
+  }
+  return std::visit(overloaded{[&](const Matmul&) { return matmul_shape(in[0], in[1]); },
+                               [&](const Conv&) { return conv_shape(in[0], in[1]); },
+                               [&](const Move&) { return in[0]; },
+                               [&](const Zero&) -> Shape {
+                                 KRIEK_ASSERT(false, "zero has no inputs to infer from");
+                                 return {};
+                               },
+                               [&](const Unary&) { return in[0]; },
+                               [&](const Binary&) { return broadcast_shape(in[0], in[1]); },
+                               [&](const ReduceSum& r) {
+                                 if (r.axis >= in[0].size()) {
+                                   user_error("reducesum axis ", int(r.axis), " is out of range for ",
+                                              shape_str(in[0]));
+                                 }
+                                 Shape out = in[0];
+                                 out.erase(out.begin() + r.axis);
+                                 return out;
+                               }},
+                    op);
+}
+
+std::vector<Shape> compose_intermediate_shapes(const Compose& c, std::span<const Shape> in) {
+  if (c.stages.size() < 2) user_error("compose needs at least 2 stages, got ", c.stages.size());
+  std::vector<Shape> out;
+  std::size_t next = 0;
+  Shape carried;
+  for (std::size_t i = 0; i < c.stages.size(); ++i) {
+    const PrimitiveOp& stage = c.stages[i];
+    if (std::holds_alternative<Zero>(stage)) user_error("compose stage ", i, " is zero, which takes no input");
+    std::vector<Shape> args;
+    if (i > 0) args.push_back(carried);
+    while (args.size() < input_count(stage)) {
+      if (next >= in.size()) user_error("compose stages need more inputs than the ", in.size(), " given");
+      args.push_back(in[next++]);
+    }
+    carried = infer_output_shape(stage, args);
+    if (i + 1 < c.stages.size()) out.push_back(carried);
+  }
+  KRIEK_ASSERT(next == in.size(), "compose input count mismatch");
+  return out;
+}
+
+Shape infer_output_shape(const Op& op, std::span<const Shape> in) {
+  if (const auto* c = std::get_if<Compose>(&op)) {
+    if (in.size() != input_count(op)) {
+      user_error("compose of ", c->stages.size(), " stages takes ", input_count(op), " inputs, got ", in.size());
+    }
+    // The final stage's output: rerun the last stage on the last intermediate.
+    auto mids = compose_intermediate_shapes(*c, in);
+    std::vector<Shape> args{mids.back()};
+    std::size_t used = 0;
+    for (std::size_t i = 0; i + 1 < c->stages.size(); ++i) used += input_count(c->stages[i]) - (i > 0);
+    for (std::size_t i = used; i < in.size(); ++i) args.push_back(in[i]);
+    return infer_output_shape(c->stages.back(), args);
+  }
+  return infer_output_shape(*primitive(op), in);
+}
+
+}  // namespace kriek

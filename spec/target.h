@@ -1,0 +1,71 @@
+// Target: the machine model: memory levels from slowest to fastest with capacities and line sizes, the vector
+// ISA and its register file. `host_target()` detects this machine (CPUID for ISA and caches); named targets
+// ("avx512", "avx2", "scalar") describe a typical machine of that kind.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spec/dtype.h"
+#include "spec/level.h"
+
+namespace kriek {
+
+enum class Isa : std::uint8_t { scalar, avx2, avx512 };
+std::string_view isa_name(Isa isa);
+
+struct LevelInfo {
+  Level level = Level::GL;
+  /// Bytes the level holds; 0 means unbounded (main memory).
+  std::int64_t capacity = 0;
+  /// Bytes moved at a time: the cache line, or the register size for register levels.
+  std::int32_t line_bytes = 64;
+  /// Data there has an address of its own (main memory, registers); false for caches, where data keeps the
+  /// address it has in the level below unless a move re-lays it out.
+  bool addressed = true;
+};
+
+struct Target {
+  std::string name;
+  Isa isa = Isa::scalar;
+  /// Ordered from slowest (GL) to fastest; only the levels this target has.
+  std::vector<LevelInfo> levels;
+  /// Bytes per vector register (64 for AVX-512, 32 for AVX2, 0 for scalar).
+  std::int32_t vector_bytes = 0;
+  std::int32_t vector_registers = 0;
+  std::int32_t scalar_registers = 16;
+  /// Last-level cache, informational (not a level the schedules use).
+  std::int64_t l3_bytes = 0;
+  /// Nominal core clock in GHz, informational (peak estimates).
+  double ghz = 0;
+
+  bool has_level(Level l) const;
+  /// The level's description; asserts that the target has it.
+  const LevelInfo& level(Level l) const;
+  /// Elements of `d` per vector register; 0 for scalar targets.
+  std::uint32_t vector_elements(Dtype d) const;
+  /// Position of `l` in `levels` (0 = slowest); asserts that the target has it.
+  int level_index(Level l) const;
+  /// True when `a` is strictly faster (closer to the core) than `b`.
+  bool faster(Level a, Level b) const { return level_index(a) > level_index(b); }
+  /// A stable 64-bit digest of every parameter above (for tables built for this target).
+  std::uint64_t fingerprint() const;
+
+  friend bool operator==(const Target& a, const Target& b) { return a.fingerprint() == b.fingerprint(); }
+};
+
+/// The machine this runs on: ISA from CPUID (AVX-512F, else AVX2+FMA, else scalar), L1d and L2 sizes from
+/// CPUID's deterministic cache leaves (leaf 4 or 0x8000001D).
+const Target& host_target();
+/// A target by name: "host", "avx512", "avx2" or "scalar". Throws UserError for other names.
+Target named_target(std::string_view name);
+/// A typical target of the ISA with the given cache sizes.
+Target make_target(Isa isa, std::int64_t l1_bytes, std::int64_t l2_bytes);
+
+/// Prints the levels, capacities, vector widths and ISA, one fact per line.
+std::ostream& operator<<(std::ostream& out, const Target& t);
+
+}  // namespace kriek

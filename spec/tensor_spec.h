@@ -1,0 +1,56 @@
+// TensorSpec: everything a Spec says about one operand: shape, element type, the memory level it lives in, its
+// layout, its vector size when in vector registers, and whether it is aligned and contiguous.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+
+#include <boost/container_hash/hash.hpp>
+#include <cereal/types/vector.hpp>
+
+#include "spec/dtype.h"
+#include "spec/layout.h"
+#include "spec/level.h"
+#include "spec/shape.h"
+
+namespace kriek {
+
+struct TensorSpec {
+  Shape shape;
+  Dtype dtype = Dtype::f32;
+  Level level = Level::GL;
+  Layout layout;
+  /// Elements per vector register when level is VRF (e.g. 16 for f32 in AVX-512); 0 elsewhere.
+  std::uint32_t vector_size = 0;
+  /// The first element is aligned to the level's line (or vector) size.
+  bool aligned = true;
+  /// The elements occupy one gap-free range of the buffer (a tile of a wider buffer usually does not).
+  bool contiguous = true;
+
+  std::size_t rank() const { return shape.size(); }
+  std::int64_t elements() const { return volume(shape); }
+  /// Bytes the tensor's own buffer would take, padding of blocked layouts included.
+  std::int64_t bytes() const { return layout.buffer_elements(shape) * static_cast<std::int64_t>(dtype_bytes(dtype)); }
+
+  friend bool operator==(const TensorSpec&, const TensorSpec&) = default;
+  friend std::size_t hash_value(const TensorSpec& t) {
+    std::size_t seed = boost::hash_range(t.shape.begin(), t.shape.end());
+    boost::hash_combine(seed, static_cast<int>(t.dtype));
+    boost::hash_combine(seed, static_cast<int>(t.level));
+    boost::hash_combine(seed, t.layout);
+    boost::hash_combine(seed, t.vector_size);
+    boost::hash_combine(seed, t.aligned);
+    boost::hash_combine(seed, t.contiguous);
+    return seed;
+  }
+  template <class Archive>
+  void serialize(Archive& ar) {
+    ar(shape, dtype, level, layout, vector_size, aligned, contiguous);
+  }
+};
+
+/// Prints the long spec-text form of the operand, e.g. "128x256 f32 GL row".
+std::ostream& operator<<(std::ostream& out, const TensorSpec& t);
+
+}  // namespace kriek
