@@ -1,0 +1,141 @@
+// Impl trees: immutable nodes that each implement a Spec, with sub-Impls for their subproblems. Inner nodes are
+// Loop, Move, Block and Pipeline; leaves are Kernel calls and Holes (unscheduled sub-Specs). Build nodes only
+// through the make_* factories, which check that every child implements exactly the Spec its parent needs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "impl/kernel.h"
+#include "spec/spec.h"
+
+namespace kriek {
+
+struct ImplNode;
+using ImplPtr = std::shared_ptr<const ImplNode>;
+
+enum class LoopKind : std::uint8_t { tile, split, slide };
+
+/// One loop dimension: ceil(extent / tile) iterations; when `tile` does not divide `extent` the last iteration
+/// covers the remainder (the boundary tile).
+struct LoopAxis {
+  std::int64_t extent = 1;
+  std::int64_t tile = 1;
+  std::int64_t trips() const { return (extent + tile - 1) / tile; }
+  std::int64_t remainder() const { return extent % tile; }
+  friend bool operator==(const LoopAxis&, const LoopAxis&) = default;
+};
+
+/// How one operand dimension follows the loop. axis < 0: the body sees the whole extent. Otherwise, in
+/// iteration i of that axis the body sees [i*tile, i*tile + size + halo), where size is the axis's tile (or its
+/// remainder) and halo the overlap a convolution window needs (filter extent - 1).
+struct DimMap {
+  std::int8_t axis = -1;
+  std::int64_t halo = 0;
+  friend bool operator==(const DimMap&, const DimMap&) = default;
+};
+using OperandMap = std::vector<DimMap>;
+
+/// A slide loop keeps one input's window in a buffer of its own, shifting the overlap between iterations and
+/// loading only the new part (the Kriek report's slide[k]).
+struct SlideWindow {
+  std::uint8_t operand = 0;
+  Level level = Level::GL;
+  Layout layout;
+  friend bool operator==(const SlideWindow&, const SlideWindow&) = default;
+};
+
+/// Loops over tiles. Children: one body per boundary pattern that occurs, in increasing `body_masks` order;
+/// bit a of a mask is set when axis a is at its remainder. Printed as
+/// `tile (lhsT: 32x128, outT: 32x32) <- (lhs, out)`, `split[64] ...`, `slide[32] ...`; `ptile` when parallel.
+struct Loop {
+  LoopKind kind = LoopKind::tile;
+  bool parallel = false;
+  std::vector<LoopAxis> axes;
+  /// One per operand of the Spec, one DimMap per operand dimension.
+  std::vector<OperandMap> operands;
+  std::optional<SlideWindow> window;
+  std::vector<std::uint32_t> body_masks;
+};
+
+/// Moves one operand into a new tensor `dest` (another level, layout or vector size) around the body. Children:
+/// body, then the prologue (Move Spec operand → dest) when `load`, then the epilogue (Move Spec dest → operand)
+/// when `store`. `alias`: dest is a cache level with the operand's placement, so no buffer is made and there are
+/// no prologue/epilogue (data keeps its address). Printed `move[L1] lhsTr <- lhsT` (`move*` for outputs) and
+/// `store outT <- outTr` after the body.
+struct MoveOp {
+  std::uint8_t operand = 0;
+  TensorSpec dest;
+  bool alias = false;
+  bool load = false;
+  bool store = false;
+};
+
+/// Statements in order over subsets of the operands, e.g. zero the output then accumulate into it. Child i
+/// implements a Spec whose operands are the parent's operands `operands[i]`, in that order.
+struct Block {
+  std::vector<std::vector<std::uint8_t>> operands;
+};
+
+/// A Compose cut before stage `cut`: the head (stages [0, cut)) writes an intermediate buffer `buffer`, the tail
+/// (stages [cut, n)) reads it. Children: head, tail.
+struct Pipeline {
+  std::uint8_t cut = 1;
+  TensorSpec buffer;
+};
+
+/// A leaf the target implements directly.
+struct KernelCall {
+  KernelKind kernel = KernelKind::scalar_mult_add;
+};
+
+/// An unscheduled sub-Spec.
+struct Hole {};
+
+using NodeKind = std::variant<Loop, MoveOp, Block, Pipeline, KernelCall, Hole>;
+
+struct ImplNode {
+  Spec spec;
+  NodeKind kind;
+  std::vector<ImplPtr> children;
+
+  bool is_hole() const { return std::holds_alternative<Hole>(kind); }
+};
+
+// --- Child Specs: what each node kind asks of its children. Sched operators and the DP use these to state
+// subproblems; the factories use them to check children. ---
+
+/// The Spec of a loop body for boundary pattern `mask`.
+Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask);
+/// The boundary patterns that occur for these axes, increasing (always contains 0).
+std::vector<std::uint32_t> loop_body_masks(const std::vector<LoopAxis>& axes);
+/// The Specs of a move's children: body, then prologue if load, then epilogue if store.
+std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);
+/// The Spec of a pipeline's head and tail.
+std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& pipeline);
+
+// --- Factories. Each checks its invariants (KRIEK_ASSERT) including that child i implements the expected Spec.
+
+ImplPtr make_hole(Spec spec);
+ImplPtr make_kernel(Spec spec, KernelKind kernel, const Target& target);
+ImplPtr make_loop(Spec spec, Loop loop, std::vector<ImplPtr> bodies);
+ImplPtr make_move(Spec spec, MoveOp move, std::vector<ImplPtr> children);
+ImplPtr make_block(Spec spec, Block block, std::vector<ImplPtr> children);
+ImplPtr make_pipeline(Spec spec, Pipeline pipeline, std::vector<ImplPtr> children);
+
+/// The same node with new children (each must implement the same Spec as the one it replaces).
+ImplPtr with_children(const ImplNode& node, std::vector<ImplPtr> children);
+/// A node whose children are Holes of the Specs it needs: what a Sched operator returns.
+ImplPtr make_with_holes(Spec spec, NodeKind kind, const Target& target);
+
+/// Holes in the tree, in pre-order (the order holes are named h1, h2, ...).
+std::vector<const ImplNode*> holes(const ImplPtr& root);
+/// True when the tree has no holes.
+bool is_complete(const ImplPtr& root);
+/// Replaces the `index`-th hole (pre-order) by `replacement`, which must implement that hole's Spec.
+ImplPtr replace_hole(const ImplPtr& root, std::size_t index, ImplPtr replacement);
+
+}  // namespace kriek

@@ -1,0 +1,68 @@
+// Contiguity and alignment of tiles.
+#include "impl/tiling.h"
+
+#include <vector>
+
+#include "spec/error.h"
+
+namespace kriek {
+namespace {
+
+/// Dimensions in memory order, outermost first, for row- and column-major layouts.
+std::vector<std::size_t> physical_order(const Layout& layout, std::size_t rank) {
+  std::vector<std::size_t> order(rank);
+  for (std::size_t i = 0; i < rank; ++i) order[i] = layout.kind == Layout::Kind::col_major ? rank - 1 - i : i;
+  return order;
+}
+
+}  // namespace
+
+bool tile_is_contiguous(const Shape& whole, const Shape& shape, const Layout& layout) {
+  KRIEK_ASSERT(whole.size() == shape.size(), "tile rank ", shape.size(), " of a rank-", whole.size(), " tensor");
+  if (whole == shape) return true;
+  const std::size_t rank = whole.size();
+  if (layout.kind == Layout::Kind::blocked) {
+    for (std::size_t d = 0; d < rank; ++d) {
+      if (d != layout.dim && shape[d] != whole[d]) return false;
+    }
+    return shape[layout.dim] % layout.block == 0;
+  }
+  // Inner dimensions full, one partial dimension, outer dimensions of extent 1.
+  auto order = physical_order(layout, rank);
+  std::size_t i = rank;
+  while (i > 0 && shape[order[i - 1]] == whole[order[i - 1]]) --i;
+  if (i == 0) return true;
+  --i;  // the partial dimension
+  for (std::size_t j = 0; j < i; ++j) {
+    if (shape[order[j]] != 1) return false;
+  }
+  return true;
+}
+
+TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape) {
+  if (shape == t.shape) return t;
+  TensorSpec tile = t;
+  tile.shape = shape;
+  tile.contiguous = t.contiguous && tile_is_contiguous(t.shape, shape, t.layout);
+  // Tiles start at multiples of their extents: aligned when every such step is a multiple of the alignment.
+  const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
+  const std::int64_t align = t.level == Level::VRF || t.level == Level::RF ? bytes : 64;
+  if (t.layout.kind == Layout::Kind::blocked) {
+    tile.aligned = t.aligned && (shape[t.layout.dim] == t.shape[t.layout.dim] ||
+                                 shape[t.layout.dim] % t.layout.block == 0);
+    return tile;
+  }
+  const std::size_t rank = shape.size();
+  auto order = physical_order(t.layout, rank);
+  std::int64_t stride = 1;
+  bool aligned = t.aligned;
+  for (std::size_t i = rank; i-- > 0;) {
+    const std::size_t d = order[i];
+    if (shape[d] != t.shape[d] && (shape[d] * stride * bytes) % align != 0) aligned = false;
+    stride *= t.shape[d];
+  }
+  tile.aligned = aligned;
+  return tile;
+}
+
+}  // namespace kriek

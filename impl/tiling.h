@@ -1,0 +1,15 @@
+// Tiles of tensors: the TensorSpec a sub-tensor of a given shape inherits from its parent (level, layout and
+// vector size kept; contiguity and alignment recomputed conservatively).
+#pragma once
+
+#include "spec/tensor_spec.h"
+
+namespace kriek {
+
+/// The TensorSpec of a tile of shape `shape` taken from `t` at tile-multiple origins.
+TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape);
+
+/// True when a tile of shape `shape` of a contiguous tensor of shape `whole` in `layout` is one gap-free range.
+bool tile_is_contiguous(const Shape& whole, const Shape& shape, const Layout& layout);
+
+}  // namespace kriek

@@ -1,0 +1,97 @@
+// Actions: the Sched operators as plain values. Applying an action to a Spec gives one Impl node whose children
+// are all Holes (the subproblems), or NotApplicable with the number and text of the precondition that failed.
+// Actions are also what the DP table stores (a structured encoding, never an index into an enumeration).
+#pragma once
+
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <cereal/types/variant.hpp>
+#include <cereal/types/vector.hpp>
+
+#include "impl/node.h"
+#include "spec/spec.h"
+#include "spec/target.h"
+
+namespace kriek {
+
+/// Why an action does not apply, e.g. "tile_out (2): tile 0x32 has an extent below 1".
+struct NotApplicable {
+  std::string reason;
+};
+
+using ApplyResult = std::variant<ImplPtr, NotApplicable>;
+
+/// Loops over tiles of the output of shape `tile` (inputs tiled to match; conv images with their halo).
+/// `parallel` makes the loop parallel (its bodies serial).
+struct TileOut {
+  Shape tile;
+  bool parallel = false;
+  friend bool operator==(const TileOut&, const TileOut&) = default;
+  template <class Archive> void serialize(Archive& ar) { ar(tile, parallel); }
+};
+
+/// Tiles the reduction dimension (Matmul's K, Conv's channels, ReduceSum's axis) by `k`, accumulating.
+struct Split {
+  std::int64_t k = 1;
+  friend bool operator==(const Split&, const Split&) = default;
+  template <class Archive> void serialize(Archive& ar) { ar(k); }
+};
+
+/// The report's sliding window: tiles output dimension `dim` by `size` and keeps the image's window in a buffer
+/// at `level` in `layout`, loading only the rows new to each step.
+struct Slide {
+  std::uint8_t dim = 0;
+  std::int64_t size = 1;
+  Level level = Level::GL;
+  Layout layout;
+  friend bool operator==(const Slide&, const Slide&) = default;
+  template <class Archive> void serialize(Archive& ar) { ar(dim, size, level, layout); }
+};
+
+/// Moves operand `operand` (inputs first, the output last) to `level` in `layout`, with `vector_size` elements
+/// per register when `level` is VRF.
+struct MoveTo {
+  std::uint8_t operand = 0;
+  Level level = Level::GL;
+  Layout layout;
+  std::uint32_t vector_size = 0;
+  friend bool operator==(const MoveTo&, const MoveTo&) = default;
+  template <class Archive> void serialize(Archive& ar) { ar(operand, level, layout, vector_size); }
+};
+
+/// Zero the output, then accumulate into it.
+struct ToAccum {
+  friend bool operator==(const ToAccum&, const ToAccum&) = default;
+  template <class Archive> void serialize(Archive&) {}
+};
+
+/// Cuts a Compose before stage `cut` with an intermediate buffer at `level` in `layout`.
+struct Bufferize {
+  std::uint8_t cut = 1;
+  Level level = Level::GL;
+  Layout layout;
+  friend bool operator==(const Bufferize&, const Bufferize&) = default;
+  template <class Archive> void serialize(Archive& ar) { ar(cut, level, layout); }
+};
+
+/// Implements the Spec with a target kernel.
+struct Select {
+  KernelKind kernel = KernelKind::scalar_mult_add;
+  friend bool operator==(const Select&, const Select&) = default;
+  template <class Archive> void serialize(Archive& ar) { ar(kernel); }
+};
+
+using Action = std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, Select>;
+
+/// Applies the action: an Impl node whose children are Holes, or NotApplicable. Never throws.
+ApplyResult apply(const Action& action, const Spec& spec, const Target& target);
+
+/// Every legal action of `spec`, in a deterministic order (see enumerate.cpp for the tile-size grid).
+std::vector<Action> enumerate_actions(const Spec& spec, const Target& target);
+
+/// The action as the REPL and the printer write it, e.g. "tile_out 32 32", "move in0 L1 row".
+std::string action_text(const Action& action);
+
+}  // namespace kriek
