@@ -1,0 +1,185 @@
+// The cost formulas of every node kind and kernel, and whole-tree evaluation.
+#include "impl/cost.h"
+
+#include <algorithm>
+
+#include "spec/error.h"
+#include "spec/overloaded.h"
+
+namespace kriek {
+namespace {
+
+constexpr std::int64_t kLine = 64;
+
+std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) {
+    h ^= (v >> (8 * i)) & 0xff;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+Cost access(const CostModel& m, const TensorSpec& t) { return m.element_access[static_cast<std::size_t>(t.level)]; }
+
+/// Cost of one kernel call on its Spec's operands.
+Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const CostModel& m) {
+  const TensorSpec& out = spec.output();
+  switch (k) {
+    case KernelKind::scalar_mult_add:
+    case KernelKind::scalar_unary:
+    case KernelKind::scalar_binary:
+    case KernelKind::scalar_reduce_add: {
+      Cost c = m.scalar_op;
+      for (const TensorSpec& in : spec.inputs()) c += access(m, in);
+      return c;
+    }
+    case KernelKind::scalar_copy:
+      return m.scalar_op / 2 + access(m, spec.input(0)) + access(m, out);
+    case KernelKind::scalar_zero:
+      return m.scalar_op / 2;
+    case KernelKind::vec_load: {
+      const TensorSpec& src = spec.input(0);
+      const Cost lines = src.aligned ? 1 : 2;
+      return m.vector_load + (src.level == Level::L1 ? 0 : lines * m.line_from[static_cast<std::size_t>(src.level)]);
+    }
+    case KernelKind::vec_store: {
+      const Cost lines = out.aligned ? 1 : 2;
+      return m.vector_store + (out.level == Level::L1 ? 0 : lines * m.line_from[static_cast<std::size_t>(out.level)]);
+    }
+    case KernelKind::vec_zero:
+    case KernelKind::vec_unary:
+    case KernelKind::vec_binary:
+      return m.vector_op;
+    case KernelKind::bcast_fma: {
+      const std::int64_t vs = std::max<std::int64_t>(1, target.vector_elements(out.dtype));
+      const Cost fmas = static_cast<Cost>(out.elements() / vs);
+      // Broadcasts of A use the load ports beside the FMAs; they cost only when A is beyond L1.
+      const Cost rows = static_cast<Cost>(spec.input(0).elements());
+      const Cost a_reads = spec.input(0).level == Level::L1 ? 0 : rows * access(m, spec.input(0));
+      return std::max(fmas * m.vector_fma, m.fma_latency) + a_reads;
+    }
+  }
+  KRIEK_ASSERT(false, "unknown kernel");
+  return 0;
+}
+
+/// Iterations of a loop that run the body of boundary pattern `mask`.
+Cost mask_count(const Loop& loop, std::uint32_t mask) {
+  Cost n = 1;
+  for (std::size_t a = 0; a < loop.axes.size(); ++a) {
+    const LoopAxis& axis = loop.axes[a];
+    const bool partial = axis.remainder() != 0;
+    n *= (mask >> a) & 1u ? 1 : static_cast<Cost>(axis.trips() - (partial ? 1 : 0));
+  }
+  return n;
+}
+
+NodeCost loop_cost(const ImplNode& node, const Loop& loop, const CostModel& m) {
+  NodeCost nc;
+  Cost trips = 1;
+  for (const LoopAxis& a : loop.axes) trips *= static_cast<Cost>(a.trips());
+  const Cost ways = loop.parallel ? std::min<Cost>(m.cores, trips) : 1;
+  for (std::uint32_t mask : loop.body_masks) nc.weights.push_back((mask_count(loop, mask) + ways - 1) / ways);
+  nc.base = (trips + ways - 1) / ways * m.loop_iteration + (loop.parallel ? m.parallel_launch : 0);
+  if (loop.window) {
+    // The window buffer: loaded whole once, then only its new part each step; the overlap shifts in place.
+    const TensorSpec& src = node.spec.operands[loop.window->operand];
+    const TensorSpec& win = node.children.front()->spec.operands[loop.window->operand];
+    const std::int64_t rows_per_step = loop.axes.front().tile;
+    const std::int64_t window_rows = win.shape[0] > 0 ? win.shape[0] : 1;
+    const Cost first = static_cast<Cost>(lines_touched(win));
+    const Cost step_lines = first * static_cast<Cost>(std::min(rows_per_step, window_rows)) /
+                            static_cast<Cost>(window_rows);
+    const Cost per_line = m.line_from[static_cast<std::size_t>(src.level)] + m.vector_load + m.vector_store;
+    nc.base += first * per_line + (trips - 1) * (step_lines * per_line + (first - step_lines) * m.vector_store);
+    nc.own[loop.window->level] += win.bytes();
+  }
+  return nc;
+}
+
+NodeCost move_cost(const ImplNode& node, const MoveOp& move, const CostModel& m) {
+  NodeCost nc;
+  nc.weights.assign(node.children.size(), 1);
+  const TensorSpec& src = node.spec.operands[move.operand];
+  if (move.alias) {
+    const Cost lines = static_cast<Cost>(lines_touched(src));
+    Cost per_line = m.line_from[static_cast<std::size_t>(src.level)];
+    if (!src.contiguous) per_line += per_line * m.strided_percent / 100;
+    nc.base = lines * per_line;
+    nc.own[move.dest.level] = lines_touched(src) * kLine;
+  } else {
+    nc.base = m.buffer_setup;
+    nc.own[move.dest.level] = move.dest.bytes();
+  }
+  return nc;
+}
+
+}  // namespace
+
+CostModel CostModel::for_target(const Target& target) {
+  CostModel m;
+  if (target.isa == Isa::scalar) m.vector_fma = m.vector_load = m.vector_store = m.vector_op = 0;
+  return m;
+}
+
+std::uint64_t CostModel::fingerprint() const {
+  std::uint64_t h = 1469598103934665603ull;
+  h = fnv(h, version);
+  for (Cost c : line_from) h = fnv(h, c);
+  for (Cost c : element_access) h = fnv(h, c);
+  for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), vector_fma, fma_latency,
+                 vector_load, vector_store, vector_op, scalar_op, buffer_setup}) {
+    h = fnv(h, c);
+  }
+  return h;
+}
+
+std::int64_t lines_touched(const TensorSpec& t) {
+  const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
+  if (t.contiguous) return (t.bytes() + kLine - 1) / kLine + (t.aligned ? 0 : 1);
+  const std::size_t inner = t.layout.innermost_dim(t.rank());
+  const std::int64_t row = t.layout.kind == Layout::Kind::blocked
+                               ? std::min<std::int64_t>(t.shape[inner], t.layout.block)
+                               : t.shape[inner];
+  const std::int64_t rows = (t.elements() + row - 1) / row;
+  return rows * ((row * bytes + kLine - 1) / kLine + (t.aligned ? 0 : 1));
+}
+
+NodeCost node_cost(const ImplNode& node, const Target& target, const CostModel& m) {
+  return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(node, loop, m); },
+                               [&](const MoveOp& move) { return move_cost(node, move, m); },
+                               [&](const Block&) {
+                                 NodeCost nc;
+                                 nc.weights.assign(node.children.size(), 1);
+                                 return nc;
+                               },
+                               [&](const Pipeline& p) {
+                                 NodeCost nc;
+                                 nc.base = m.buffer_setup;
+                                 nc.weights.assign(node.children.size(), 1);
+                                 nc.own[p.buffer.level] = p.buffer.bytes();
+                                 return nc;
+                               },
+                               [&](const KernelCall& k) {
+                                 NodeCost nc;
+                                 nc.base = kernel_cost(k.kernel, node.spec, target, m);
+                                 return nc;
+                               },
+                               [&](const Hole&) { return NodeCost{}; }},
+                    node.kind);
+}
+
+ImplCost evaluate(const ImplPtr& impl, const Target& target, const CostModel& m) {
+  const NodeCost nc = node_cost(*impl, target, m);
+  ImplCost result{nc.base, {}};
+  MemoryUse children_peak;
+  for (std::size_t i = 0; i < impl->children.size(); ++i) {
+    const ImplCost c = evaluate(impl->children[i], target, m);
+    result.cost += nc.weights[i] * c.cost;
+    children_peak = children_peak.max(c.peak);
+  }
+  result.peak = nc.own.plus(children_peak);
+  return result;
+}
+
+}  // namespace kriek

@@ -1,0 +1,74 @@
+// The compositional cost model (Figure 4 of the Kriek report): a node's cost is its own cost plus its children's
+// weighted by how often they run; its peak memory per level is its own buffers plus the largest child peak.
+// Every constant lives in CostModel, one documented struct per target, so measurement can calibrate it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "impl/memory.h"
+#include "impl/node.h"
+#include "spec/target.h"
+
+namespace kriek {
+
+/// Cost units: 1/16 of a core cycle, integral so that sums and ties are exact and thread-order independent.
+using Cost = std::uint64_t;
+
+/// Per-target constants, in Cost units (1/16 cycle) unless said otherwise.
+struct CostModel {
+  /// Bumped whenever a formula changes: tables built with another version are stale.
+  std::uint32_t version = 1;
+  /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
+  std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
+  /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
+  Cost strided_percent = 25;
+  /// Fixed cost of one loop iteration (index update, branch).
+  Cost loop_iteration = 16;
+  /// Starting a parallel loop (fork and join of the thread team).
+  Cost parallel_launch = 48000;
+  /// Cores a parallel loop spreads over.
+  std::uint32_t cores = 2;
+  /// Reading (or writing) one element a kernel touches in memory, by Level (GL, L2, L1); 0 for registers.
+  std::array<Cost, kLevelCount> element_access{48, 12, 2, 0, 0};
+  /// One vector FMA at full throughput (2 per cycle).
+  Cost vector_fma = 8;
+  /// The shortest time one step of dependent FMAs takes (4-cycle latency).
+  Cost fma_latency = 64;
+  /// One vector load from L1 (2 per cycle) and one vector store to L1 (1 per cycle).
+  Cost vector_load = 8;
+  Cost vector_store = 16;
+  /// One vector ALU op (zero, add, max, ...), and one scalar op.
+  Cost vector_op = 8;
+  Cost scalar_op = 16;
+  /// Setting up a buffer of a move or pipeline (address computation, no allocation on the hot path).
+  Cost buffer_setup = 16;
+
+  /// The constants for `target` (the defaults describe the AVX-512 and AVX2 hosts this project runs on).
+  static CostModel for_target(const Target& target);
+  /// A stable digest of every constant (tables record it).
+  std::uint64_t fingerprint() const;
+};
+
+/// How a node's cost and peak memory follow from its children's:
+/// cost = base + sum_i weights[i] * cost(child i); peak = own + elementwise max of the children's peaks.
+struct NodeCost {
+  Cost base = 0;
+  std::vector<Cost> weights;
+  MemoryUse own;
+};
+
+/// The node's own part of the cost; children may be Holes (only their Specs are read).
+NodeCost node_cost(const ImplNode& node, const Target& target, const CostModel& model);
+
+/// Cost and peak memory of a whole tree; Holes count as free (cost 0, no memory).
+struct ImplCost {
+  Cost cost = 0;
+  MemoryUse peak;
+};
+ImplCost evaluate(const ImplPtr& impl, const Target& target, const CostModel& model);
+
+/// Cache lines a tensor of this TensorSpec touches (rows of a strided tile count separately).
+std::int64_t lines_touched(const TensorSpec& t);
+
+}  // namespace kriek

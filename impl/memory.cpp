@@ -1,0 +1,82 @@
+// MemoryUse arithmetic, limits parsing and printing.
+#include "impl/memory.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ostream>
+#include <sstream>
+
+#include "spec/error.h"
+#include "spec/target.h"
+
+namespace kriek {
+
+MemoryUse MemoryUse::max(const MemoryUse& o) const {
+  MemoryUse r;
+  for (std::size_t i = 0; i < bytes.size(); ++i) r.bytes[i] = std::max(bytes[i], o.bytes[i]);
+  return r;
+}
+
+MemoryUse MemoryUse::plus(const MemoryUse& o) const {
+  MemoryUse r;
+  for (std::size_t i = 0; i < bytes.size(); ++i) r.bytes[i] = bytes[i] + o.bytes[i];
+  return r;
+}
+
+bool MemoryUse::fits(const MemoryUse& limits) const {
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (limits.bytes[i] > 0 && bytes[i] > limits.bytes[i]) return false;
+  }
+  return true;
+}
+
+bool MemoryUse::at_most(const MemoryUse& o) const {
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i] > o.bytes[i]) return false;
+  }
+  return true;
+}
+
+MemoryUse capacities(const Target& target) {
+  MemoryUse m;
+  for (const LevelInfo& l : target.levels) m[l.level] = l.capacity;
+  return m;
+}
+
+MemoryUse parse_memory_limits(const std::string& text, MemoryUse base) {
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) user_error("memory limit '", item, "' is not LEVEL=BYTES (e.g. L1=32K)");
+    const std::string name = item.substr(0, eq);
+    std::string value = item.substr(eq + 1);
+    auto level = parse_level(name);
+    if (!level) user_error("memory limit '", item, "' names no level (GL, L2, L1, VRF, RF)");
+    std::int64_t scale = 1;
+    if (!value.empty()) {
+      const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(value.back())));
+      if (unit == 'K') scale = 1024;
+      if (unit == 'M') scale = 1024 * 1024;
+      if (unit == 'G') scale = 1024 * 1024 * 1024;
+      if (scale != 1) value.pop_back();
+    }
+    if (value.empty() || !std::all_of(value.begin(), value.end(), [](char c) { return std::isdigit(c); }) ||
+        value.size() > 12) {
+      user_error("memory limit '", item, "' has no byte count (e.g. L1=32K)");
+    }
+    base[*level] = std::stoll(value) * scale;
+  }
+  return base;
+}
+
+std::ostream& operator<<(std::ostream& out, const MemoryUse& m) {
+  bool first = true;
+  for (Level l : {Level::L2, Level::L1, Level::VRF, Level::RF}) {
+    out << (first ? "" : " ") << level_name(l) << "=" << m[l];
+    first = false;
+  }
+  return out;
+}
+
+}  // namespace kriek

@@ -1,0 +1,53 @@
+// Export of the subproblem dependency graph of a solved Spec as GraphViz, through Boost.Graph.
+#include <map>
+#include <ostream>
+#include <sstream>
+
+// Boost.Graph's edge iterators trip GCC 12's -Wmaybe-uninitialized inside Boost's own headers.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/graphviz.hpp>
+
+#include "synth/synthesizer.h"
+
+namespace kriek {
+
+void Synthesizer::write_graphviz(std::ostream& out, const Spec& root) const {
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS,
+                                      boost::property<boost::vertex_name_t, std::string>>;
+  Graph g;
+  std::map<const Frontier*, Graph::vertex_descriptor> index;
+  std::vector<std::pair<Spec, const Frontier*>> work;
+  auto vertex = [&](const Spec& s) {
+    const Frontier* f = find(s);
+    auto it = index.find(f);
+    if (it != index.end()) return std::pair{it->second, false};
+    std::ostringstream label;
+    label << s;
+    auto v = boost::add_vertex(label.str(), g);
+    index.emplace(f, v);
+    work.emplace_back(s, f);
+    return std::pair{v, true};
+  };
+  if (!find(root)) return;
+  vertex(root);
+  while (!work.empty()) {
+    auto [spec, f] = work.back();
+    work.pop_back();
+    const auto from = index.at(f);
+    for (const FrontierEntry& e : f->entries) {
+      ApplyResult applied = apply(e.action, spec, target_);
+      const auto* node = std::get_if<ImplPtr>(&applied);
+      if (!node) continue;
+      for (const auto& c : (*node)->children) {
+        if (!find(c->spec)) continue;
+        boost::add_edge(from, vertex(c->spec).first, g);
+      }
+    }
+  }
+  boost::write_graphviz(out, g, boost::make_label_writer(boost::get(boost::vertex_name, g)));
+}
+
+}  // namespace kriek
+#pragma GCC diagnostic pop

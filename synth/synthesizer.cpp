@@ -1,0 +1,186 @@
+// The DP: enumerate a Spec's actions, solve the subproblems each creates (in parallel, memoized), fold the
+// children's frontiers into candidate entries for the action, and keep the Pareto-optimal ones.
+#include "synth/synthesizer.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <thread>
+
+#include <oneapi/tbb/collaborative_call_once.h>
+#include <oneapi/tbb/concurrent_unordered_map.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "spec/error.h"
+
+namespace kriek {
+
+struct Synthesizer::Slot {
+  tbb::collaborative_once_flag once;
+  Frontier frontier;
+};
+
+struct Synthesizer::Memo {
+  tbb::concurrent_unordered_map<Spec, std::unique_ptr<Slot>, SpecHash> map;
+  std::unique_ptr<tbb::task_arena> arena;
+};
+
+namespace {
+
+/// A partial combination of child entries while folding an action's children.
+struct Partial {
+  Cost cost = 0;
+  MemoryUse peak;
+  std::vector<std::uint32_t> choice;
+};
+
+/// Keeps the non-dominated partials, in (cost, peak, generation order) order.
+void prune(std::vector<Partial>& ps) {
+  std::stable_sort(ps.begin(), ps.end(), [](const Partial& a, const Partial& b) {
+    return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak;
+  });
+  std::vector<Partial> kept;
+  for (auto& p : ps) {
+    const bool dominated =
+        std::any_of(kept.begin(), kept.end(), [&](const Partial& k) { return k.peak.at_most(p.peak); });
+    if (!dominated) kept.push_back(std::move(p));
+  }
+  ps = std::move(kept);
+}
+
+}  // namespace
+
+Synthesizer::Synthesizer(Target target, CostModel model, SynthOptions options)
+    : target_(std::move(target)),
+      model_(model),
+      options_(options),
+      capacity_(capacities(target_)),
+      memo_(std::make_unique<Memo>()) {
+  const int n = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+  memo_->arena = std::make_unique<tbb::task_arena>(std::max(1, n));
+}
+
+Synthesizer::~Synthesizer() = default;
+
+int Synthesizer::threads() const { return memo_->arena->max_concurrency(); }
+
+Synthesizer::Slot& Synthesizer::slot(const Spec& spec) {
+  auto it = memo_->map.find(spec);
+  if (it != memo_->map.end()) return *it->second;
+  return *memo_->map.emplace(spec, std::make_unique<Slot>()).first->second;
+}
+
+const Frontier& Synthesizer::solve(const Spec& spec) {
+  const Frontier* result = nullptr;
+  memo_->arena->execute([&] { result = &solve_in_arena(spec); });
+  return *result;
+}
+
+const Frontier& Synthesizer::solve_in_arena(const Spec& spec) {
+  Slot& s = slot(spec);
+  tbb::collaborative_call_once(s.once, [&] {
+    compute(spec, s.frontier);
+    stats_.specs_solved.fetch_add(1, std::memory_order_relaxed);
+    stats_.frontier_entries.fetch_add(s.frontier.entries.size(), std::memory_order_relaxed);
+  });
+  return s.frontier;
+}
+
+void Synthesizer::compute(const Spec& spec, Frontier& out) {
+  const std::vector<Action> actions = enumerate_actions(spec, target_);
+  std::vector<std::vector<FrontierEntry>> per_action(actions.size());
+  tbb::parallel_for(std::size_t{0}, actions.size(), [&](std::size_t a) {
+    stats_.actions_tried.fetch_add(1, std::memory_order_relaxed);
+    ApplyResult applied = apply(actions[a], spec, target_);
+    const auto* node_ptr = std::get_if<ImplPtr>(&applied);
+    KRIEK_ASSERT(node_ptr, "enumerated action ", action_text(actions[a]), " does not apply: ",
+                 std::get<NotApplicable>(applied).reason);
+    const ImplNode& node = **node_ptr;
+    const NodeCost nc = node_cost(node, target_, model_);
+    if (!nc.own.fits(capacity_)) return;
+
+    std::vector<const Frontier*> child(node.children.size());
+    tbb::parallel_for(std::size_t{0}, child.size(),
+                      [&](std::size_t i) { child[i] = &solve_in_arena(node.children[i]->spec); });
+
+    std::vector<Partial> partial{Partial{}};
+    for (std::size_t i = 0; i < child.size(); ++i) {
+      std::vector<Partial> next;
+      next.reserve(partial.size() * child[i]->entries.size());
+      for (const Partial& p : partial) {
+        for (std::size_t j = 0; j < child[i]->entries.size(); ++j) {
+          const FrontierEntry& e = child[i]->entries[j];
+          Partial q{p.cost + nc.weights[i] * e.cost, p.peak.max(e.peak), p.choice};
+          if (!nc.own.plus(q.peak).fits(capacity_)) continue;
+          q.choice.push_back(static_cast<std::uint32_t>(j));
+          next.push_back(std::move(q));
+        }
+      }
+      prune(next);
+      partial = std::move(next);
+      if (partial.empty()) return;
+    }
+    auto& entries = per_action[a];
+    for (Partial& p : partial) {
+      entries.push_back(FrontierEntry{nc.base + p.cost, nc.own.plus(p.peak), actions[a], std::move(p.choice),
+                                      static_cast<std::uint32_t>(a)});
+    }
+  });
+  std::vector<FrontierEntry> all;
+  for (auto& v : per_action) {
+    for (auto& e : v) all.push_back(std::move(e));
+  }
+  pareto_filter(all);
+  out.entries = std::move(all);
+}
+
+const Frontier* Synthesizer::find(const Spec& spec) const {
+  auto it = memo_->map.find(spec);
+  return it == memo_->map.end() ? nullptr : &it->second->frontier;
+}
+
+void Synthesizer::preload(const Spec& spec, Frontier frontier) {
+  Slot& s = slot(spec);
+  tbb::collaborative_call_once(s.once, [&] {
+    s.frontier = std::move(frontier);
+    stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
+  });
+}
+
+void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
+  for (const auto& [spec, s] : memo_->map) f(spec, s->frontier);
+}
+
+std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limits) {
+  const Frontier& f = solve(spec);
+  const std::ptrdiff_t i = f.best_within(limits);
+  if (i < 0) return std::nullopt;
+  return reconstruct(spec, static_cast<std::size_t>(i));
+}
+
+ImplPtr Synthesizer::reconstruct(const Spec& spec, std::size_t entry) const {
+  const Frontier* f = find(spec);
+  KRIEK_ASSERT(f != nullptr, "reconstruct of a Spec that was never solved");
+  KRIEK_ASSERT(entry < f->entries.size(), "entry ", entry, " of a frontier of ", f->entries.size());
+  const FrontierEntry& e = f->entries[entry];
+  ApplyResult applied = apply(e.action, spec, target_);
+  const auto* node = std::get_if<ImplPtr>(&applied);
+  KRIEK_ASSERT(node, "stored action ", action_text(e.action), " no longer applies");
+  KRIEK_ASSERT(e.children.size() == (*node)->children.size(), "stored decision has ", e.children.size(),
+               " children, the action makes ", (*node)->children.size());
+  if (e.children.empty()) return *node;
+  std::vector<ImplPtr> children;
+  for (std::size_t i = 0; i < e.children.size(); ++i) {
+    children.push_back(reconstruct((*node)->children[i]->spec, e.children[i]));
+  }
+  return with_children(**node, std::move(children));
+}
+
+std::int64_t peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+}
+
+}  // namespace kriek

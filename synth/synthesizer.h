@@ -1,0 +1,78 @@
+// The memoizing, TBB-parallel dynamic-programming search. Every Spec is solved once, from the frontiers of the
+// subproblems its actions create; each memo entry is computed by exactly one task (collaborative_call_once) while
+// other tasks that need it help. Results do not depend on the thread count (see frontier.h for the tie order).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+
+#include "impl/cost.h"
+#include "impl/node.h"
+#include "synth/frontier.h"
+
+namespace kriek {
+
+struct SynthOptions {
+  /// Worker threads (0: all cores).
+  int threads = 0;
+};
+
+/// Counters of a search, readable while it runs (for a progress line).
+struct SynthStats {
+  std::atomic<std::uint64_t> specs_solved{0};
+  std::atomic<std::uint64_t> actions_tried{0};
+  std::atomic<std::uint64_t> frontier_entries{0};
+  std::atomic<std::uint64_t> specs_loaded{0};
+};
+
+class Synthesizer {
+ public:
+  Synthesizer(Target target, CostModel model, SynthOptions options = {});
+  ~Synthesizer();
+  Synthesizer(const Synthesizer&) = delete;
+  Synthesizer& operator=(const Synthesizer&) = delete;
+
+  /// The Pareto frontier of `spec` within the target's capacities (empty when nothing fits).
+  const Frontier& solve(const Spec& spec);
+  /// The cheapest Impl of `spec` whose peak fits `limits` (0 = unbounded), or nullopt.
+  std::optional<ImplPtr> best(const Spec& spec, const MemoryUse& limits);
+  /// Rebuilds the Impl of frontier entry `entry` of an already solved `spec` from stored decisions only.
+  ImplPtr reconstruct(const Spec& spec, std::size_t entry) const;
+  /// The frontier of `spec` if it was solved (or preloaded), else nullptr. Never searches.
+  const Frontier* find(const Spec& spec) const;
+  /// Adds a solved frontier (e.g. from a table on disk); its children must be preloaded or solvable.
+  void preload(const Spec& spec, Frontier frontier);
+  /// Calls `f` for every solved Spec (in no particular order).
+  void for_each(const std::function<void(const Spec&, const Frontier&)>& f) const;
+  /// Writes the dependency graph of `root`'s chosen entries' subproblems as GraphViz (Boost.Graph).
+  void write_graphviz(std::ostream& out, const Spec& root) const;
+
+  const SynthStats& stats() const { return stats_; }
+  const Target& target() const { return target_; }
+  const CostModel& model() const { return model_; }
+  int threads() const;
+
+ private:
+  struct Slot;
+  struct Memo;
+  Slot& slot(const Spec& spec);
+  const Frontier& solve_in_arena(const Spec& spec);
+  void compute(const Spec& spec, Frontier& out);
+
+  Target target_;
+  CostModel model_;
+  SynthOptions options_;
+  MemoryUse capacity_;
+  std::unique_ptr<Memo> memo_;
+  SynthStats stats_;
+};
+
+/// Peak resident set size of this process in bytes.
+std::int64_t peak_rss_bytes();
+
+}  // namespace kriek
