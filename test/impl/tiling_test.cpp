@@ -38,3 +38,22 @@ TEST_CASE("blocked tiles: panel steps and row steps", "[tiling]") {
   CHECK_FALSE(tile_tensor(b, {4, 8}).aligned);
   CHECK_FALSE(tile_tensor(ts({4, 32}, Level::GL, Layout::blocked(1, 4)), {1, 32}).aligned);
 }
+
+TEST_CASE("contiguity: one partial dimension with the outer ones of extent 1", "[tiling]") {
+  CHECK(tile_is_contiguous({8, 16}, {1, 8}, Layout::row_major()));
+  CHECK_FALSE(tile_is_contiguous({8, 16}, {2, 8}, Layout::row_major()));
+  CHECK(tile_is_contiguous({8, 16}, {4, 1}, Layout::col_major()));
+  CHECK_FALSE(tile_is_contiguous({8, 16}, {4, 2}, Layout::col_major()));
+  CHECK(tile_is_contiguous({4, 32}, {4, 16}, Layout::blocked(1, 16)));
+  CHECK_FALSE(tile_is_contiguous({4, 32}, {2, 16}, Layout::blocked(1, 16)));
+}
+
+TEST_CASE("a slide body's image tile steps by the output tile, not by the window", "[tiling]") {
+  const Spec s{Conv{}, {ts({10, 4}), ts({3, 1, 1}), ts({8, 4, 1})}, false};
+  Loop l;
+  l.axes = {{8, 2}};
+  l.operands = {{DimMap{0, 2}, DimMap{-1, 0}}, dims({-1, -1, -1}), dims({0, -1, -1})};
+  const Spec body = loop_body_spec(s, l, 0);
+  CHECK(body.input(0).shape == Shape{4, 4});
+  CHECK_FALSE(body.input(0).aligned);  // windows start every 2 rows of 16 bytes
+}
