@@ -6,7 +6,6 @@
 #include <iostream>
 
 #include "helpers.h"
-#include "random_specs.h"
 #include "sched/enumerate.h"
 
 using namespace kriek;

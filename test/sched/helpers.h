@@ -37,6 +37,12 @@ double interpret_error(const ImplPtr& impl, std::mt19937_64& rng);
 /// The seed from KRIEK_SEED, or `fallback`.
 std::uint64_t test_seed(std::uint64_t fallback);
 
+inline constexpr int kRandomKinds = 8;
+/// A random valid Spec (random_specs.cpp) of kind `kind` (0 matmul, 1 conv, 2 move, 3 zero, 4 relu, 5 binary,
+/// 6 reducesum, 7 compose): batched matmuls, the three conv forms, broadcasting binaries, Composes of 2-3 stages;
+/// operands at random memory levels and layouts, sometimes strided or unaligned; extents 1 to 12.
+Spec random_spec(std::mt19937_64& rng, int kind);
+
 /// Compares `text` with test/sched/golden/<name>.txt; UPDATE_GOLDEN=1 rewrites the file instead.
 void check_golden(const std::string& name, const std::string& text);
 

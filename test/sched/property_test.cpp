@@ -8,7 +8,6 @@
 #include <iostream>
 
 #include "helpers.h"
-#include "random_specs.h"
 #include "sched/default_schedule.h"
 
 using namespace kriek;

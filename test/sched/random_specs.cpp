@@ -1,5 +1,5 @@
-// The random Spec generator (see random_specs.h).
-#include "random_specs.h"
+// The random Spec generator of the sched tests (see random_spec in helpers.h).
+#include <array>
 
 #include "helpers.h"
 
