@@ -91,7 +91,7 @@ TEST_CASE("more memory never raises the optimal cost", "[synth][property]") {
   Synthesizer roomy(large, CostModel::for_target(large), SynthOptions{2});
   for (int round = 0; round < 2; ++round) {
     for (int kind = 0; kind < kriek::testing::kOpKinds; ++kind) {
-      const Spec spec = random_spec(rng, kind, 24);
+      const Spec spec = random_spec(rng, kind, 10);
       INFO("spec " << text(spec));
       const Frontier& a = tight.solve(spec);
       const Frontier& b = roomy.solve(spec);
@@ -113,7 +113,7 @@ TEST_CASE("one and two threads give identical frontiers", "[synth][property]") {
   Synthesizer one(avx512(), CostModel::for_target(avx512()), SynthOptions{1});
   Synthesizer two(avx512(), CostModel::for_target(avx512()), SynthOptions{2});
   for (int kind = 0; kind < kriek::testing::kOpKinds; ++kind) {
-    const Spec spec = random_spec(rng, kind, 12);
+    const Spec spec = random_spec(rng, kind, 10);
     INFO("spec " << text(spec));
     CHECK(one.solve(spec).entries == two.solve(spec).entries);
   }
