@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The main job: set up, build, then synthesize, verify and time a kernel for this machine.
-# Usage: scripts/main.sh [SPEC]   (default: matmul 512x512x512 f32)
+# The main job: set up, build, describe the host, then synthesize the best Impl of a matmul for it and print it
+# with the cost of every node and the search statistics.
+# Usage: scripts/main.sh [SPEC]   (default: matmul 64x64x64 f32)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh" "$root/build" >/dev/null
-spec=${1:-"matmul 512x512x512 f32"}
+spec=${1:-"matmul 64x64x64 f32"}
 "$root/build/kriek" target
-"$root/build/kriek" spec check "$spec"
+echo
+"$root/build/kriek" synth "$spec"

@@ -1,2 +1,65 @@
-// Placeholder entry point, replaced by the kriek command.
-int main() { return 0; }
+// The kriek command: dispatch to subcommands, --help and --version, and the one place user errors become a
+// one-line message and exit status 1.
+#include <iostream>
+
+#include "spec/error.h"
+#include "tools/command.h"
+
+namespace kriek::tools {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> all = {
+      {"spec", "kriek spec check TEXT [--target T]", "parse and validate a Spec, print its long form", run_spec},
+      {"target", "kriek target [--target T]", "print a target: ISA, levels, capacities, vector widths", run_target},
+      {"synth", "kriek synth SPEC [--target T] [--memory L1=32K,...] [--threads N] [--frontier] [--graph FILE]",
+       "synthesize the best Impl of a Spec and print it with costs and search statistics", run_synth},
+      {"emit", "kriek emit SPEC [--format c|impl] [-o FILE]", "emit C for a synthesized Impl", nullptr},
+      {"run", "kriek run SPEC", "synthesize, emit, compile, verify and time a kernel", nullptr},
+      {"query", "kriek query SPEC [--memory ...] [--frontier]", "answer from the persisted DP table", nullptr},
+      {"table", "kriek table stats|merge|export", "inspect and combine DP tables", nullptr},
+      {"repl", "kriek repl", "schedule interactively", nullptr},
+      {"script", "kriek script FILE", "replay a REPL script", nullptr},
+  };
+  return all;
+}
+
+namespace {
+
+void print_help() {
+  std::cout << "kriek " << KRIEK_VERSION << ": a schedule synthesizer for tensor kernels\n\nusage:\n";
+  for (const Command& c : commands()) {
+    std::cout << "  " << c.usage << "\n      " << c.summary << (c.run ? "" : " (not built yet)") << "\n";
+  }
+  std::cout << "\nSpecs are written in the spec text of README.md, e.g. 'matmul 128x256x64 f32'.\n";
+}
+
+}  // namespace
+}  // namespace kriek::tools
+
+int main(int argc, char** argv) {
+  using namespace kriek::tools;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_help();
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "kriek " << KRIEK_VERSION << "\n";
+    return 0;
+  }
+  for (const Command& c : commands()) {
+    if (c.name != args[0]) continue;
+    if (!c.run) {
+      std::cerr << "kriek: '" << c.name << "' is not built yet\n";
+      return 2;
+    }
+    try {
+      return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+    } catch (const kriek::UserError& e) {
+      std::cerr << "kriek: error: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  std::cerr << "kriek: error: unknown subcommand '" << args[0] << "' (see kriek --help)\n";
+  return 1;
+}

@@ -1,0 +1,27 @@
+// `kriek spec check TEXT` and `kriek target`: parse, validate and print Specs; describe targets.
+#include <iostream>
+
+#include "spec/error.h"
+#include "spec/text.h"
+#include "tools/command.h"
+
+namespace kriek::tools {
+
+int run_spec(const std::vector<std::string>& raw) {
+  const Args args = parse_args(raw, {"--target"}, {});
+  if (args.positional.size() != 2 || args.positional[0] != "check") {
+    user_error("usage: kriek spec check TEXT [--target T]");
+  }
+  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  std::cout << spec_text(parse_spec(args.positional[1], target)) << "\n";
+  return 0;
+}
+
+int run_target(const std::vector<std::string>& raw) {
+  const Args args = parse_args(raw, {"--target"}, {});
+  if (!args.positional.empty()) user_error("kriek target takes no arguments, got '", args.positional[0], "'");
+  std::cout << named_target(args.get("--target") ? *args.get("--target") : "host");
+  return 0;
+}
+
+}  // namespace kriek::tools

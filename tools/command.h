@@ -1,0 +1,35 @@
+// The subcommands of the kriek program: each is one file defining a Command; main.cpp dispatches by name.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kriek::tools {
+
+struct Command {
+  std::string_view name;
+  std::string_view usage;
+  std::string_view summary;
+  /// Runs with the arguments after the subcommand's name; returns the exit status. nullptr: not built yet.
+  int (*run)(const std::vector<std::string>& args);
+};
+
+/// Every subcommand, in the order the help lists them.
+const std::vector<Command>& commands();
+
+int run_spec(const std::vector<std::string>& args);
+int run_target(const std::vector<std::string>& args);
+int run_synth(const std::vector<std::string>& args);
+
+/// Reads `--flag VALUE` pairs and positional arguments; a flag not in `flags` is a UserError naming it.
+struct Args {
+  std::vector<std::string> positional;
+  std::vector<std::pair<std::string, std::string>> flags;
+  const std::string* get(std::string_view flag) const;
+  bool has(std::string_view flag) const;
+};
+Args parse_args(const std::vector<std::string>& args, const std::vector<std::string_view>& valued,
+                const std::vector<std::string_view>& switches);
+
+}  // namespace kriek::tools
