@@ -283,7 +283,10 @@ Spec parse_spec(std::string_view text, const Target& target) {
   } else {
     // Short form: shapes, a dtype, optionally a level for every operand.
     std::vector<std::size_t> shape_tokens;
-    while (i < p.size() && parse_shape(p.at(i))) shape_tokens.push_back(i++);
+    while (i < p.size() && std::isdigit(static_cast<unsigned char>(p.at(i)[0]))) {
+      shape_at(i);  // a token that starts like a shape must be one
+      shape_tokens.push_back(i++);
+    }
     if (shape_tokens.empty()) p.fail("expected shapes or '(' after the op", i);
     const Dtype dtype = dtype_at(i++);
     Level level = Level::GL;

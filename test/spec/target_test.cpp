@@ -1,0 +1,43 @@
+// Targets: host detection on this machine's kind, named targets, stable fingerprints.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "spec/error.h"
+#include "spec/target.h"
+
+using namespace kriek;
+using Catch::Matchers::Contains;
+
+TEST_CASE("the host is detected with plausible caches and vector registers", "[spec][target]") {
+  const Target& host = host_target();
+  REQUIRE(host.has_level(Level::L1));
+  CHECK(host.level(Level::L1).capacity >= 16 * 1024);
+  CHECK(host.level(Level::L1).capacity <= 256 * 1024);
+  CHECK(host.level(Level::L2).capacity >= 256 * 1024);
+  if (host.isa == Isa::avx512) {
+    CHECK(host.vector_registers == 32);
+    CHECK(host.vector_bytes == 64);
+    CHECK(host.vector_elements(Dtype::f32) == 16);
+  }
+  std::ostringstream out;
+  out << host;
+  CHECK_THAT(out.str(), Contains("isa") && Contains("L1"));
+  CHECK((out.str().find("VRF") != std::string::npos) == (host.isa != Isa::scalar));
+}
+
+TEST_CASE("named targets and their levels, slowest first", "[spec][target]") {
+  const Target a = named_target("avx512"), b = named_target("avx2"), s = named_target("scalar");
+  CHECK(a.vector_elements(Dtype::f32) == 16);
+  CHECK(b.vector_elements(Dtype::f32) == 8);
+  CHECK_FALSE(s.has_level(Level::VRF));
+  CHECK(a.faster(Level::L1, Level::GL));
+  CHECK_FALSE(a.faster(Level::GL, Level::L2));
+  CHECK_THROWS_WITH(named_target("avx1024"), Contains("unknown target 'avx1024'") && Contains("avx512"));
+}
+
+TEST_CASE("fingerprints are stable and tell targets apart", "[spec][target]") {
+  CHECK(named_target("avx512").fingerprint() == named_target("avx512").fingerprint());
+  CHECK(named_target("avx512").fingerprint() != named_target("avx2").fingerprint());
+  CHECK(make_target(Isa::avx512, 32768, 1 << 20).fingerprint() != make_target(Isa::avx512, 49152, 1 << 20).fingerprint());
+}

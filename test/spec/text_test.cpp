@@ -1,0 +1,92 @@
+// Spec text: long and short forms of every op kind round-trip, and every kind of bad text gets its own marked,
+// one-line error.
+#include <catch2/catch.hpp>
+
+#include "spec/error.h"
+#include "spec/text.h"
+
+using namespace kriek;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const Target& avx512() {
+  static const Target t = named_target("avx512");
+  return t;
+}
+
+/// Printing then parsing gives an equal Spec, and the long form reprints unchanged.
+void round_trip(const std::string& text) {
+  INFO(text);
+  const Spec s = parse_spec(text, avx512());
+  const std::string long_form = spec_text(s);
+  const Spec again = parse_spec(long_form, avx512());
+  CHECK(again == s);
+  CHECK(spec_text(again) == long_form);
+}
+
+}  // namespace
+
+TEST_CASE("short forms of every op kind round-trip through the long form", "[spec][text]") {
+  for (const char* text :
+       {"matmul 128x256x64 f32", "matmul 4x8x16x32 f32", "matmul[acc] 8x8x8 f32 L1", "conv 128x128 5x5x32 f32",
+        "conv 10x10x3 3x3x3x8 f32", "conv 1x56x56x64 3x3x64x64 f32", "conv[acc] 6x6 3x3x2 f32", "move 64x64 f32",
+        "zero 64x64 f32", "relu 64x64 f32", "add 64x64 f32", "mul 4x4 f32", "sub 4x4 f32", "max 4x4 f32",
+        "add 4x4 1x4 f32", "reducesum[axis=1] 64x32 f32", "reducesum[axis=0,acc] 8x4 f32 serial",
+        "compose[conv, reducesum[axis=2], conv] 10x10 5x5x6 5x5x6 f32", "compose[matmul, relu] 8x4 4x8 f32"}) {
+    round_trip(text);
+  }
+}
+
+TEST_CASE("the long form names every operand attribute", "[spec][text]") {
+  const std::string text =
+      "matmul[acc] (6x1 f32 L1 row unaligned strided, 1x64 f32 VRF row v16 -> 6x64 f32 VRF row v16) serial";
+  round_trip(text);
+  CHECK(spec_text(parse_spec(text, avx512())) == text);
+  round_trip("move (64x128 f32 GL row strided -> 64x128 f32 L1 blk1:16)");
+  round_trip("move (8x8 f32 GL col -> 8x8 f32 L2 row)");
+  round_trip("zero (-> 4x16 f32 VRF row v16)");
+}
+
+TEST_CASE("short forms fill defaults and infer the output", "[spec][text]") {
+  const Spec s = parse_spec("matmul 128x256x64 f32", avx512());
+  CHECK(spec_text(s) == "matmul (128x256 f32 GL row, 256x64 f32 GL row -> 128x64 f32 GL row)");
+  const Spec c = parse_spec("conv 128x128 5x5x32 f32", avx512());
+  CHECK(c.output().shape == Shape{124, 124, 32});
+}
+
+TEST_CASE("bad text gets a one-line error with the token marked", "[spec][text][errors]") {
+  auto error = [](const std::string& text) {
+    try {
+      parse_spec(text, avx512());
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error("matmul 128x256 f32"), Contains("needs MxKxN") && Contains(">>128x256<<"));
+  CHECK_THAT(error("matmull 8x8x8 f32"), Contains("unknown op") && Contains(">>matmull<<"));
+  CHECK_THAT(error("matmul 8x0x8 f32"), Contains("bad shape") && Contains(">>8x0x8<<"));
+  CHECK_THAT(error("matmul 8xax8 f32"), Contains("bad shape"));
+  CHECK_THAT(error("matmul 8x8x8 f33"), Contains("unknown dtype") && Contains(">>f33<<"));
+  CHECK_THAT(error("matmul 8x8x8 f32 L3"), Contains("unexpected text") && Contains(">>L3<<"));
+  CHECK_THAT(error("move (8x8 f32 L9 row -> 8x8 f32 GL row)"), Contains("unknown level") && Contains(">>L9<<"));
+  CHECK_THAT(error("move (8x8 f32 GL diag -> 8x8 f32 GL row)"), Contains("unknown layout"));
+  CHECK_THAT(error("move (8x8 f32 GL row, 8x8 f32 GL row)"), Contains("missing '->'"));
+  CHECK_THAT(error("move (8x8 f32 GL row bogus -> 8x8 f32 GL row)"), Contains("unknown tensor attribute"));
+  CHECK_THAT(error("relu 8x8 f32 serial extra"), Contains("unexpected text") && Contains(">>extra<<"));
+  CHECK_THAT(error("conv 8x8 f32"), Contains("takes 2 input shapes"));
+  CHECK_THAT(error("matmul 8x8x8"), Contains("ends early"));
+  CHECK_THAT(error(""), Contains("empty spec text"));
+  CHECK_THAT(error("reducesum[axis=x] 8x8 f32"), Contains("unknown op"));
+  for (const char* t : {"matmul 128x256 f32", "conv 8x8 f32", "matmul 8x8x8 f33"}) {
+    CHECK(error(t).find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("parsed Specs are validated against the target", "[spec][text][errors]") {
+  CHECK_THROWS_WITH(parse_spec("matmul (8x4 f32 GL row, 8x8 f32 GL row -> 8x8 f32 GL row)", avx512()),
+                    Contains("inner dimensions disagree"));
+  CHECK_THROWS_WITH(parse_spec("zero (-> 4x16 f32 VRF row v8)", avx512()), Contains("vector size 8"));
+  CHECK_THROWS_WITH(parse_spec("zero (-> 4x16 f32 VRF row v16)", named_target("scalar")), Contains("VRF"));
+}
