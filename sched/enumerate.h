@@ -15,7 +15,8 @@
 //   4. move_to of each operand (inputs, then the output) to each level not slower than its own, slowest first:
 //      GL, L2, L1 in row-major, then for rank >= 2 blocked by the vector width on the innermost dimension and
 //      column-major (a layout that places elements like an earlier one is skipped; a cache move that keeps the
-//      placement is an alias); VRF row-major with the target's vector size; RF row-major;
+//      placement is an alias; at the operand's own level only a packing copy into row-major applies); VRF
+//      row-major with the target's vector size; RF row-major;
 //   5. to_accum; 6. bufferize at each cut in GL, then L1, row-major; 7. select of every legal kernel.
 // Every action returned applies (the checks are the operators' own `*_fails` functions, which build no node).
 #pragma once
