@@ -50,10 +50,27 @@ std::string text(const Action& action, const Spec* spec) {
   return out.str();
 }
 
+/// Why the Spec breaks its op's shape rules (operand count, output shape), or an empty string. validate()
+/// rejects such Specs; apply() checks the cheap part so that no operator indexes a missing dimension.
+std::string shape_error(const Spec& spec) {
+  if (spec.operands.empty() || spec.operands.size() != input_count(spec.op) + 1) {
+    return "the Spec has " + std::to_string(spec.operands.size()) + " operands, " + std::string(op_word(spec.op)) +
+           " takes " + std::to_string(input_count(spec.op) + 1);
+  }
+  if (std::holds_alternative<Zero>(spec.op)) return "";
+  std::vector<Shape> in;
+  for (const auto& t : spec.inputs()) in.push_back(t.shape);
+  if (infer_output_shape(spec.op, in) != spec.output().shape) return "the output's shape is not the op's";
+  return "";
+}
+
 }  // namespace
 
 ApplyResult apply(const Action& action, const Spec& spec, const Target& target) {
   try {
+    if (std::string why = shape_error(spec); !why.empty()) {
+      return NotApplicable{text(action, &spec) + ": the Spec is invalid: " + why};
+    }
     return std::visit(overloaded{[&](const TileOut& a) { return apply_tile_out(a, spec, target); },
                                  [&](const Split& a) { return apply_split(a, spec, target); },
                                  [&](const Slide& a) { return apply_slide(a, spec, target); },

@@ -62,25 +62,23 @@ class Defaulter {
     const auto r = reduction_of(spec);
     if (!to_accum_fails(ToAccum{}, spec, target_)) return then(ToAccum{}, spec);
     if (r && r->extent > 1) return then(Split{1}, spec);
-    if (std::holds_alternative<Move>(spec.op)) {
-      // A copy between memories goes through a register.
-      if (spec.input(0).level != Level::RF && out.level != Level::RF) {
-        return then(MoveTo{0, Level::RF, Layout::row_major(), 0}, spec);
-      }
-      fail(spec, "the target has no kernel for it");
-    }
     if (out.level != Level::RF) return then(output_to(Level::RF, spec), spec);
     fail(spec, "the target has no kernel for it");
   }
 
   MoveTo output_to(Level level, const Spec& spec) const {
-    const std::uint32_t vs = level == Level::VRF ? target_.vector_elements(spec.output().dtype) : 0;
-    return MoveTo{static_cast<std::uint8_t>(spec.operands.size() - 1), level, Layout::row_major(), vs};
+    return MoveTo{static_cast<std::uint8_t>(spec.operands.size() - 1), level, Layout::row_major(), 0};
   }
 
-  MoveTo to_vrf(std::size_t i, const Spec& spec) const {
-    return MoveTo{static_cast<std::uint8_t>(i), Level::VRF, Layout::row_major(),
-                  target_.vector_elements(spec.operands[i].dtype)};
+  /// Moves operand `i` into VRF; first, when vec_load or vec_store could not reach it (strided, or not
+  /// row-major), packs it into a row-major buffer at its own level.
+  ImplPtr into_vrf(std::size_t i, const Spec& spec) {
+    const TensorSpec& t = spec.operands[i];
+    const auto op = static_cast<std::uint8_t>(i);
+    if (!t.contiguous || !t.layout.same_placement(Layout::row_major(), t.shape)) {
+      return then(MoveTo{op, t.level, Layout::row_major(), 0}, spec);
+    }
+    return then(MoveTo{op, Level::VRF, Layout::row_major(), target_.vector_elements(t.dtype)}, spec);
   }
 
   /// Tiles the Spec so that every operand is one vector register of the VRF operand `v`, if it is not already.
@@ -105,14 +103,11 @@ class Defaulter {
     if (!elementwise) fail(spec, std::string("no vector kernel implements ") + std::string(op_word(spec.op)));
     if (auto tiled = one_register(spec, v)) return *tiled;
     if (std::holds_alternative<Move>(spec.op)) {
-      // One register and no vec_load/vec_store: the memory side is strided or laid out otherwise; copy it
-      // into a row-major buffer at its own level first.
-      const std::size_t m = 1 - v;
-      if (spec.operands[m].level == Level::VRF) fail(spec, "no kernel copies between vector registers");
-      return then(MoveTo{static_cast<std::uint8_t>(m), spec.operands[m].level, Layout::row_major(), 0}, spec);
+      fail(spec, "vec_load and vec_store need the memory side contiguous and row-major; a move Spec cannot copy "
+                 "it at its own level (the enclosing Spec packs it before moving it into VRF)");
     }
     for (std::size_t i = 0; i < spec.operands.size(); ++i) {
-      if (spec.operands[i].level != Level::VRF) return then(to_vrf(i, spec), spec);
+      if (spec.operands[i].level != Level::VRF) return into_vrf(i, spec);
     }
     fail(spec, "the target has no vector kernel for it");
   }
@@ -126,10 +121,10 @@ class Defaulter {
     if (c.shape[1] % width != 0) fail(spec, "n is not a multiple of the vector size");
     const Shape tile{1, width};
     if (c.shape != tile) return then(TileOut{tile, false}, spec);
-    if (c.level != Level::VRF) return then(output_to(Level::VRF, spec), spec);
+    if (c.level != Level::VRF) return into_vrf(spec.operands.size() - 1, spec);
     if (!accumulates(spec.op)) return then(ToAccum{}, spec);
     if (a.shape[1] > 1) return then(Split{1}, spec);
-    if (spec.input(1).level != Level::VRF) return then(to_vrf(1, spec), spec);
+    if (spec.input(1).level != Level::VRF) return into_vrf(1, spec);
     fail(spec, "bcast_fma does not apply");
   }
 

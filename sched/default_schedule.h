@@ -13,12 +13,12 @@ namespace kriek {
 ///   - scalar Specs (no operand in VRF): tile the output to 1s, to_accum if a reduction does not accumulate,
 ///     split the reduction to 1, move the output into RF, and select the scalar kernel;
 ///   - Specs with VRF operands use the vector kernels: tile to one register (the output's 1 x vector size for a
-///     matmul), move the other operands into VRF (copying a strided or re-laid-out memory operand into a
-///     row-major buffer first), zero with vec_zero, and finish with vec_load, vec_store, vec_unary, vec_binary
+///     matmul), move the other operands into VRF (packing a strided or not row-major operand into a
+///     row-major buffer at its own level first), zero with vec_zero, and finish with vec_load, vec_store, vec_unary, vec_binary
 ///     or bcast_fma.
 /// At every step a legal kernel is selected first when there is one. Throws UserError naming the Spec and the
-/// reason when no default exists (a dtype no kernel computes, VRF operands no vector kernel serves, an op the
-/// target has no kernel for).
+/// reason when no default exists (a dtype no kernel computes, VRF operands no vector kernel serves, a move
+/// between VRF and a strided or not row-major memory tensor, an op the target has no kernel for).
 ImplPtr default_schedule(const Spec& spec, const Target& target);
 
 }  // namespace kriek

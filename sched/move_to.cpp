@@ -17,9 +17,13 @@ bool is_alias(const MoveTo& a, const TensorSpec& t, const Target& target) {
 Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
   const auto fail = [&](const auto&... why) { return not_applicable("move_to", 10, why...); };
   if (std::holds_alternative<Move>(spec.op)) {
-    if (is_register_level(spec.operands[1 - i].level)) {
-      return fail("no kernel copies between registers (the other operand is in ",
-                  level_name(spec.operands[1 - i].level), ")");
+    const TensorSpec& other = spec.operands[1 - i];
+    if (is_register_level(other.level)) {
+      return fail("no kernel copies between registers (the other operand is in ", level_name(other.level), ")");
+    }
+    if (!other.contiguous || !other.layout.same_placement(Layout::row_major(), other.shape)) {
+      return fail("vec_load and vec_store need the other operand contiguous and row-major, not ",
+                  other.contiguous ? "" : "strided ", layout_text(other.layout));
     }
     return std::nullopt;
   }
@@ -56,29 +60,24 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
     return not_applicable("move_to", 2, "target ", target.name, " has no level ", level_name(t.level),
                           " (where operand ", int(a.operand), " is)");
   }
-  const bool copy = std::holds_alternative<Move>(spec.op);
-  // A copy between VRF and a strided or re-laid-out memory tensor may first give the memory side a contiguous
-  // row-major buffer at its own level (vec_load and vec_store need one).
-  const bool vector_copy_relayout = copy && a.level == t.level && !is_register_level(t.level) &&
-                                    spec.operands[1 - a.operand].level == Level::VRF;
-  if (!target.faster(a.level, t.level) && !vector_copy_relayout) {
-    return not_applicable("move_to", 3, level_name(a.level), " is not faster than operand ", int(a.operand), "'s ",
+  if (target.faster(t.level, a.level)) {
+    return not_applicable("move_to", 3, level_name(a.level), " is slower than operand ", int(a.operand), "'s ",
                           level_name(t.level));
-  }
-  if (copy && !vector_copy_relayout &&
-      (a.operand != 0 || !is_register_level(a.level) || is_register_level(spec.input(0).level) ||
-       is_register_level(spec.output().level))) {
-    return not_applicable("move_to", 3, "a copy moves only its input, into registers, between two memories");
   }
   if (!layout_valid(a.layout, t.rank())) {
     return not_applicable("move_to", 4, "layout ", layout_text(a.layout), " is invalid for rank ", t.rank());
   }
-  const bool alias = is_alias(a, t, target);
-  const bool changes = alias || a.level != t.level || a.vector_size != t.vector_size ||
-                       !t.layout.same_placement(a.layout, t.shape) || !t.aligned || !t.contiguous;
-  if (!changes) {
-    return not_applicable("move_to", 5, "operand ", int(a.operand), " is already in ", level_name(a.level), " ",
-                          layout_text(t.layout), ", aligned and contiguous");
+  const bool is_move = std::holds_alternative<Move>(spec.op);
+  if (!target.faster(a.level, t.level)) {
+    const bool row = a.layout.same_placement(Layout::row_major(), t.shape);
+    const bool imperfect = !t.contiguous || !t.aligned || !t.layout.same_placement(Layout::row_major(), t.shape);
+    if (is_register_level(a.level) || is_move || !row || !imperfect) {
+      return not_applicable("move_to", 5, "a move within ", level_name(a.level), " must be a packing copy (",
+                            is_move ? "not in a move Spec" : "a row-major destination for a strided, unaligned "
+                                                             "or not row-major operand",
+                            "); operand ", int(a.operand), " is ", t.contiguous ? "contiguous" : "strided", ", ",
+                            t.aligned ? "aligned" : "unaligned", ", ", layout_text(t.layout));
+    }
   }
   const std::uint32_t width = target.vector_elements(t.dtype);
   if (a.level == Level::VRF && a.vector_size != width) {
@@ -96,6 +95,10 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
       return not_applicable("move_to", 7, shape_text(t.shape), " does not split into whole registers of ", width,
                             " elements");
     }
+    if (!t.contiguous || !t.layout.same_placement(Layout::row_major(), t.shape)) {
+      return not_applicable("move_to", 7, "operand ", int(a.operand), " is ", t.contiguous ? "" : "strided and ",
+                            layout_text(t.layout), "; vec_load and vec_store need contiguous row-major memory");
+    }
   }
   if (is_register_level(a.level) && target.level(a.level).capacity > 0 &&
       t.bytes() > target.level(a.level).capacity) {
@@ -111,7 +114,16 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
       }
     }
   }
-  if (a.level == Level::VRF) return vector_kernel_fails(spec, a.operand, width);
+  if (a.level == Level::VRF) {
+    if (Why w = vector_kernel_fails(spec, a.operand, width)) return w;
+  }
+  if (is_move) {
+    const Level other = spec.operands[1 - a.operand].level;
+    if (!target.has_level(other) || !target.faster(a.level, other)) {
+      return not_applicable("move_to", 11, "in a move Spec the destination must be faster than both operands; ",
+                            level_name(a.level), " is not faster than ", level_name(other));
+    }
+  }
   return std::nullopt;
 }
 

@@ -168,18 +168,37 @@ Why vrf_fails(const Spec& spec, const Loop& loop) {
                         t.vector_size, ") would be cut into partial vector registers");
 }
 
+/// Precondition (6): a Move with a VRF side keeps its memory side's tiles contiguous.
+Why vector_move_fails(const Spec& spec, const Loop& loop) {
+  if (!std::holds_alternative<Move>(spec.op)) return std::nullopt;
+  for (std::size_t i = 0; i < 2; ++i) {
+    if (spec.operands[1 - i].level != Level::VRF || spec.operands[i].level == Level::VRF) continue;
+    for (std::uint32_t mask : loop_body_masks(loop.axes)) {
+      const TensorSpec tile = loop_body_spec(spec, loop, mask).operands[i];
+      if (!tile.contiguous) {
+        return not_applicable("tile_out", 6, "the memory side's tile ", shape_text(tile.shape),
+                              " is strided; vec_load and vec_store need it contiguous");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<NotApplicable> tile_out_fails(const TileOut& action, const Spec& spec, const Target&) {
   if (Why w = shape_fails(action, spec)) return w;
-  if (has_vrf_operand(spec)) return vrf_fails(spec, tile_loop(action, spec));
-  return std::nullopt;
+  if (!has_vrf_operand(spec)) return std::nullopt;
+  const Loop loop = tile_loop(action, spec);
+  if (Why w = vrf_fails(spec, loop)) return w;
+  return vector_move_fails(spec, loop);
 }
 
 ApplyResult apply_tile_out(const TileOut& action, const Spec& spec, const Target& target) {
   if (Why w = shape_fails(action, spec)) return *w;
   Loop loop = tile_loop(action, spec);
   if (Why w = vrf_fails(spec, loop)) return *w;
+  if (Why w = vector_move_fails(spec, loop)) return *w;
   return make_with_holes(spec, std::move(loop), target);
 }
 

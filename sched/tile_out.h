@@ -11,7 +11,9 @@ namespace kriek {
 ///   (2) every tile extent is at least 1 and at most the output's extent in that dimension;
 ///   (3) the tile differs from the output's shape (some dimension is tiled);
 ///   (4) a parallel loop is not allowed when the Spec is serial_only;
-///   (5) every operand in VRF is cut into whole vector registers (tiles and boundary tiles).
+///   (5) every operand in VRF is cut into whole vector registers (tiles and boundary tiles);
+///   (6) in a Move between VRF and memory, every tile of the memory side stays contiguous (vec_load and vec_store
+///       need it; without this the tiles would be dead ends).
 /// The loop has one axis per tiled output dimension, in dimension order; loop kind tile; serial bodies when
 /// parallel.
 ApplyResult apply_tile_out(const TileOut& action, const Spec& spec, const Target& target);

@@ -50,12 +50,15 @@ TEST_CASE("default schedule: operands in RF", "[sched][default]") {
 TEST_CASE("default schedule: VRF operands use the vector kernels", "[sched][default]") {
   check_default(Spec{Matmul{}, {ts({3, 4}), ts({4, 32}), vrf({3, 32})}, false});
   check_default(Spec{Matmul{true}, {ts({2, 3}, Level::L1, Layout::col_major()), vrf({3, 16}), ts({2, 16})}, false});
-  check_default(move_spec(ts({2, 16}, Level::GL, Layout::col_major()), vrf({2, 16})));
+  check_default(move_spec(ts({2, 16}), vrf({2, 16})));
   check_default(move_spec(vrf({4, 4}), ts({4, 4})));
-  check_default(move_spec(vrf({2, 16}), ts({2, 16}, Level::L1, Layout::blocked(1, 3))));
+  // Memory operands that vec_load and vec_store cannot reach are packed first in the enclosing Spec.
+  check_default(Spec{Unary{}, {ts({2, 16}, Level::GL, Layout::col_major()), vrf({2, 16})}, false});
+  check_default(Spec{Unary{}, {vrf({2, 16}), ts({2, 16}, Level::L1, Layout::blocked(1, 3))}, false});
   TensorSpec strided = ts({1, 16}, Level::L1);
   strided.contiguous = false;
-  check_default(move_spec(strided, vrf({1, 16})));
+  check_default(Spec{Matmul{}, {ts({1, 2}), ts({2, 16}), strided}, false});
+  check_default(Spec{Unary{}, {strided, vrf({1, 16})}, false});
   check_default(Spec{Unary{}, {vrf({2, 16}), ts({2, 16})}, false});
   check_default(Spec{Binary{BinaryOp::sub}, {ts({1, 32}), vrf({1, 32}), ts({1, 32}, Level::L2)}, false});
   check_default(Spec{Zero{}, {vrf({3, 16})}, false});
@@ -66,6 +69,8 @@ TEST_CASE("default schedule: user errors name the Spec", "[sched][default]") {
                   UserError);
   CHECK_THROWS_WITH(default_schedule(Spec{Conv{}, {vrf({4, 4}), ts({1, 1, 16}), ts({4, 4, 16})}, false}, avx512()),
                     Contains("no default schedule for conv") && Contains("no vector kernel implements conv"));
+  CHECK_THROWS_WITH(default_schedule(move_spec(ts({2, 16}, Level::GL, Layout::col_major()), vrf({2, 16})), avx512()),
+                    Contains("no default schedule for move") && Contains("vec_load and vec_store need"));
   TensorSpec half = ts({2, 2});
   half.dtype = Dtype::f16;
   CHECK_THROWS_WITH(default_schedule(Spec{Unary{}, {half, half}, false}, avx512()), Contains("no kernel computes f16"));

@@ -54,6 +54,13 @@ TEST_CASE("tile_out (5): VRF operands stay whole registers", "[sched][tile_out]"
   CHECK_THAT(reason(TileOut{{1, 24}}, s), Contains("tile_out (5)"));  // the boundary tile holds 8
 }
 
+TEST_CASE("tile_out (6): a Move between VRF and memory keeps the memory tiles contiguous", "[sched][tile_out]") {
+  const Spec s = move_spec(ts({2, 10, 8}), vrf({2, 10, 8}));
+  applied(TileOut{{1, 2, 8}}, s);
+  CHECK_THAT(reason(TileOut{{2, 8, 8}}, s),
+             Contains("tile_out (6): the memory side's tile 2x8x8 is strided; vec_load and vec_store need it"));
+}
+
 TEST_CASE("tile_out maps operands by op kind", "[sched][tile_out]") {
   CHECK(body_shapes(TileOut{{6, 64}}, matmul({64, 32}, {32, 64})) == std::vector<Shape>{{6, 32}, {32, 64}, {6, 64}});
   CHECK(body_shapes(TileOut{{2, 3, 5}}, matmul({4, 6, 7}, {4, 7, 5})) ==

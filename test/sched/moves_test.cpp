@@ -28,18 +28,10 @@ TEST_CASE("move_to (2): the level exists", "[sched][move_to]") {
              Contains("move_to (2): target scalar has no level VRF"));
 }
 
-TEST_CASE("move_to (3): only to a faster level; copies move their input into registers", "[sched][move_to]") {
+TEST_CASE("move_to (3): not to a slower level", "[sched][move_to]") {
   Spec s = relu({4, 4});
   s.operands[0].level = Level::L1;
-  CHECK_THAT(reason(to(0, Level::L2), s), Contains("move_to (3): L2 is not faster than operand 0's L1"));
-  CHECK_THAT(reason(to(0, Level::GL), relu({4, 4})), Contains("move_to (3): GL is not faster"));
-  const Spec copy = move_spec(ts({4, 4}), ts({4, 4}, Level::L1));
-  CHECK_THAT(reason(to(1, Level::RF), copy), Contains("move_to (3): a copy moves only its input"));
-  CHECK_THAT(reason(to(0, Level::L1), copy), Contains("move_to (3): a copy moves only its input"));
-  // A copy into VRF may give its memory side a contiguous buffer at its own level.
-  Spec strided = move_spec(ts({1, 16}), vrf({1, 16}));
-  strided.operands[0].contiguous = false;
-  CHECK_FALSE(move_of(applied(to(0, Level::GL), strided)).alias);
+  CHECK_THAT(reason(to(0, Level::L2), s), Contains("move_to (3): L2 is slower than operand 0's L1"));
 }
 
 TEST_CASE("move_to (4): the layout suits the rank", "[sched][move_to]") {
@@ -48,13 +40,24 @@ TEST_CASE("move_to (4): the layout suits the rank", "[sched][move_to]") {
   CHECK_THAT(reason(to(0, Level::L1, Layout::blocked(1, 0)), relu({4, 4})), Contains("move_to (4)"));
 }
 
-TEST_CASE("move_to (5): the move changes something", "[sched][move_to]") {
-  // The one same-level move (a copy's memory side next to VRF) must make it contiguous or re-lay it out.
-  const Spec copy = move_spec(ts({1, 16}), vrf({1, 16}));
-  CHECK_THAT(reason(to(0, Level::GL), copy),
-             Contains("move_to (5): operand 0 is already in GL row, aligned and contiguous"));
-  // Column-major places a 1x16 row like row-major does.
-  CHECK_THAT(reason(to(0, Level::GL, Layout::col_major()), copy), Contains("move_to (5)"));
+TEST_CASE("move_to (5): the move makes progress (faster, or a packing copy)", "[sched][move_to]") {
+  CHECK_THAT(reason(to(0, Level::GL), relu({4, 4})),
+             Contains("move_to (5): a move within GL must be a packing copy (a row-major destination for a strided, "
+                      "unaligned or not row-major operand); operand 0 is contiguous, aligned, row"));
+  Spec c = relu({4, 4});
+  c.operands[0].layout = Layout::col_major();
+  applied(to(0, Level::GL), c);  // re-laid out into row-major
+  CHECK_THAT(reason(to(1, Level::GL, Layout::col_major()), c), Contains("move_to (5)"));  // not into col-major
+  TensorSpec strided = ts({4, 4});
+  strided.contiguous = false;
+  CHECK_THAT(reason(to(0, Level::GL), move_spec(strided, ts({4, 4}, Level::L1))),
+             Contains("move_to (5): a move within GL must be a packing copy (not in a move Spec)"));
+  // Column-major places a 1x8 row like row-major does.
+  CHECK_THAT(reason(to(0, Level::GL, Layout::col_major()), relu({1, 8})), Contains("move_to (5)"));
+  // A copy that makes a strided operand contiguous changes something.
+  Spec s = relu({4, 4});
+  s.operands[0].contiguous = false;
+  CHECK_FALSE(move_of(applied(to(0, Level::GL), s)).alias);
 }
 
 TEST_CASE("move_to (6): vector sizes only in VRF, the target's", "[sched][move_to]") {
@@ -69,6 +72,12 @@ TEST_CASE("move_to (7): VRF holds row-major whole registers", "[sched][move_to]"
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), relu({3, 5})),
              Contains("move_to (7): 3x5 does not split into whole registers of 16 elements"));
   applied(to(0, Level::VRF, {}, 16), relu({4, 4}));  // one register spans four rows
+  Spec s = relu({2, 16});
+  s.operands[0].contiguous = false;
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), s),
+             Contains("move_to (7): operand 0 is strided and row; vec_load and vec_store need contiguous row-major"));
+  s.operands[0] = ts({2, 16}, Level::L1, Layout::col_major());
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), s), Contains("move_to (7): operand 0 is col"));
 }
 
 TEST_CASE("move_to (8): registers have a capacity", "[sched][move_to]") {
@@ -94,9 +103,21 @@ TEST_CASE("move_to (10): a vector kernel serves the operand in VRF", "[sched][mo
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), binary(BinaryOp::add, {4, 16}, {1, 16})),
              Contains("vector kernels do not broadcast"));
   const Spec m = move_spec(vrf({1, 16}), ts({1, 16}, Level::L1));
-  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), m), Contains("a copy moves only its input"));
+  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), m), Contains("no kernel copies between registers"));
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), move_spec(ts({2, 16}), ts({2, 16}, Level::L2, Layout::col_major()))),
+             Contains("move_to (10): vec_load and vec_store need the other operand contiguous and row-major, not col"));
   applied(to(1, Level::VRF, {}, 16), matmul({4, 4}, {4, 16}));
   applied(to(0, Level::VRF, {}, 16), zero({2, 16}));
+}
+
+TEST_CASE("move_to (11): in a Move Spec, faster than both operands", "[sched][move_to]") {
+  const Spec m = move_spec(ts({1, 1}), ts({1, 1}, Level::L1));
+  CHECK_THAT(reason(to(0, Level::L2), m),
+             Contains("move_to (11): in a move Spec the destination must be faster than both operands; L2 is not "
+                      "faster than L1"));
+  CHECK_THAT(reason(to(0, Level::L1), m), Contains("move_to (11)"));
+  applied(to(1, Level::RF), m);
+  applied(to(0, Level::RF), m);
 }
 
 TEST_CASE("move_to: cache moves that keep the placement alias", "[sched][move_to]") {
@@ -196,4 +217,15 @@ TEST_CASE("action_text: the REPL's words", "[sched]") {
   CHECK(action_text(ToAccum{}) == "to_accum");
   CHECK(action_text(Bufferize{1, Level::GL, {}}) == "bufferize 1 GL row");
   CHECK(action_text(Select{KernelKind::bcast_fma}) == "select bcast_fma");
+}
+
+TEST_CASE("apply: an invalid Spec is NotApplicable, never a crash", "[sched]") {
+  Spec s = matmul({4, 4}, {4, 4});
+  s.operands[1].shape = {5, 4};
+  CHECK_THAT(reason(TileOut{{2, 2}}, s), Contains("the Spec is invalid"));
+  s.operands.pop_back();
+  CHECK_THAT(reason(Split{1}, s), Contains("the Spec has 2 operands, matmul takes 3"));
+  Spec c = conv({6, 6}, {3, 3, 2});
+  c.operands[2].shape = {4, 4, 3};
+  CHECK_THAT(reason(Slide{0, 2, Level::L1, {}}, c), Contains("the output's shape is not the op's"));
 }
