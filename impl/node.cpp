@@ -53,12 +53,13 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
     const TensorSpec& t = spec.operands[i];
     const OperandMap& map = loop.operands[i];
     KRIEK_ASSERT(map.size() == t.rank(), "operand ", i, " map has ", map.size(), " dims, tensor rank ", t.rank());
-    Shape shape = t.shape;
+    Shape shape = t.shape, step = t.shape;
     for (std::size_t d = 0; d < map.size(); ++d) {
       if (map[d].axis < 0) continue;
       const LoopAxis& axis = loop.axes.at(static_cast<std::size_t>(map[d].axis));
       const bool at_remainder = (mask >> map[d].axis) & 1u;
       shape[d] = (at_remainder ? axis.remainder() : axis.tile) + map[d].halo;
+      step[d] = axis.tile < axis.extent ? axis.tile : t.shape[d];
     }
     if (loop.window && loop.window->operand == i) {
       TensorSpec w = t;
@@ -70,7 +71,7 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
       w.contiguous = true;
       body.operands[i] = w;
     } else {
-      body.operands[i] = tile_tensor(t, shape);
+      body.operands[i] = tile_tensor(t, shape, step);
     }
   }
   return body;

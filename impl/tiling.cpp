@@ -39,26 +39,40 @@ bool tile_is_contiguous(const Shape& whole, const Shape& shape, const Layout& la
   return true;
 }
 
-TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape) {
+TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape) { return tile_tensor(t, shape, shape); }
+
+TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& step) {
   if (shape == t.shape) return t;
+  KRIEK_ASSERT(step.size() == shape.size(), "tile step rank ", step.size(), " of a rank-", shape.size(), " tile");
   TensorSpec tile = t;
   tile.shape = shape;
   tile.contiguous = t.contiguous && tile_is_contiguous(t.shape, shape, t.layout);
-  // Tiles start at multiples of their extents: aligned when every such step is a multiple of the alignment.
+  // Tiles start at multiples of `step`: aligned when every such start is a multiple of the alignment.
   const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   const std::int64_t align = t.level == Level::VRF || t.level == Level::RF ? bytes : 64;
+  const std::size_t rank = shape.size();
+  bool aligned = t.aligned;
   if (t.layout.kind == Layout::Kind::blocked) {
-    tile.aligned = t.aligned && (shape[t.layout.dim] == t.shape[t.layout.dim] ||
-                                 shape[t.layout.dim] % t.layout.block == 0);
+    // [panels][other dimensions, row-major][block]: a panel step moves block * (other extents) elements.
+    const std::size_t b = t.layout.dim;
+    const std::int64_t block = t.layout.block;
+    std::int64_t stride = block;
+    for (std::size_t d = rank; d-- > 0;) {
+      if (d == b) continue;
+      if (step[d] < t.shape[d] && (step[d] * stride * bytes) % align != 0) aligned = false;
+      stride *= t.shape[d];
+    }
+    if (step[b] < t.shape[b] && (step[b] % block != 0 || (step[b] / block * stride * bytes) % align != 0)) {
+      aligned = false;
+    }
+    tile.aligned = aligned;
     return tile;
   }
-  const std::size_t rank = shape.size();
   auto order = physical_order(t.layout, rank);
   std::int64_t stride = 1;
-  bool aligned = t.aligned;
   for (std::size_t i = rank; i-- > 0;) {
     const std::size_t d = order[i];
-    if (shape[d] != t.shape[d] && (shape[d] * stride * bytes) % align != 0) aligned = false;
+    if (step[d] < t.shape[d] && (step[d] * stride * bytes) % align != 0) aligned = false;
     stride *= t.shape[d];
   }
   tile.aligned = aligned;

@@ -8,6 +8,9 @@ namespace kriek {
 
 /// The TensorSpec of a tile of shape `shape` taken from `t` at tile-multiple origins.
 TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape);
+/// The same for a tile whose origins are multiples of `step` (a loop's tile, which a boundary tile's or a
+/// convolution halo's shape is not): alignment follows from the step.
+TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& step);
 
 /// True when a tile of shape `shape` of a contiguous tensor of shape `whole` in `layout` is one gap-free range.
 bool tile_is_contiguous(const Shape& whole, const Shape& shape, const Layout& layout);

@@ -1,0 +1,114 @@
+// TEMPORARY stub of reference() (spec/reference.h) so that impl/ tests link before the real reference semantics
+// are merged: naive loops on dense row-major buffers for every op kind, Compose included. The lead deletes this
+// file at merge.
+#include <algorithm>
+#include <vector>
+
+#include "spec/error.h"
+#include "spec/overloaded.h"
+#include "spec/reference.h"
+
+namespace kriek {
+namespace {
+
+void run_primitive(const PrimitiveOp& op, const std::vector<Shape>& shapes, std::span<const float* const> in,
+                   float* out) {
+  const Shape& os = shapes.back();
+  const std::int64_t n_out = volume(os);
+  if (!accumulates(op)) std::fill(out, out + n_out, 0.0f);
+  std::visit(
+      overloaded{
+          [&](const Matmul&) {
+            const Shape& a = shapes[0];
+            const std::size_t r = a.size();
+            const std::int64_t batch = r == 3 ? a[0] : 1, m = a[r - 2], k = a[r - 1], n = os[r - 1];
+            for (std::int64_t b = 0; b < batch; ++b)
+              for (std::int64_t i = 0; i < m; ++i)
+                for (std::int64_t j = 0; j < n; ++j) {
+                  float acc = out[(b * m + i) * n + j];
+                  for (std::int64_t p = 0; p < k; ++p) acc += in[0][(b * m + i) * k + p] * in[1][(b * k + p) * n + j];
+                  out[(b * m + i) * n + j] = acc;
+                }
+          },
+          [&](const Conv&) {
+            const Shape& img = shapes[0];
+            const Shape& f = shapes[1];
+            const std::size_t r = img.size();
+            const std::int64_t batch = r == 4 ? img[0] : 1, h = img[r == 4 ? 1 : 0], w = img[r == 4 ? 2 : 1];
+            const std::int64_t c = r >= 3 ? img[r - 1] : 1, fh = f[0], fw = f[1], nf = f.back();
+            const std::int64_t oh = h - fh + 1, ow = w - fw + 1;
+            for (std::int64_t b = 0; b < batch; ++b)
+              for (std::int64_t y = 0; y < oh; ++y)
+                for (std::int64_t x = 0; x < ow; ++x)
+                  for (std::int64_t o = 0; o < nf; ++o) {
+                    float acc = out[((b * oh + y) * ow + x) * nf + o];
+                    for (std::int64_t i = 0; i < fh; ++i)
+                      for (std::int64_t j = 0; j < fw; ++j)
+                        for (std::int64_t ch = 0; ch < c; ++ch)
+                          acc += in[0][((b * h + y + i) * w + x + j) * c + ch] * in[1][((i * fw + j) * c + ch) * nf + o];
+                    out[((b * oh + y) * ow + x) * nf + o] = acc;
+                  }
+          },
+          [&](const Move&) { std::copy(in[0], in[0] + n_out, out); },
+          [&](const Zero&) {},
+          [&](const Unary&) {
+            for (std::int64_t i = 0; i < n_out; ++i) out[i] = std::max(in[0][i], 0.0f);
+          },
+          [&](const Binary& b) {
+            const std::size_t r = os.size();
+            std::vector<std::int64_t> idx(r, 0);
+            for (std::int64_t e = 0; e < n_out; ++e) {
+              std::int64_t rem = e;
+              for (std::size_t d = r; d-- > 0;) idx[d] = rem % os[d], rem /= os[d];
+              float v[2];
+              for (int s = 0; s < 2; ++s) {
+                std::int64_t off = 0;
+                for (std::size_t d = 0; d < r; ++d) off = off * shapes[s][d] + (shapes[s][d] == 1 ? 0 : idx[d]);
+                v[s] = in[s][off];
+              }
+              switch (b.op) {
+                case BinaryOp::add: out[e] = v[0] + v[1]; break;
+                case BinaryOp::mul: out[e] = v[0] * v[1]; break;
+                case BinaryOp::sub: out[e] = v[0] - v[1]; break;
+                case BinaryOp::max: out[e] = std::max(v[0], v[1]); break;
+              }
+            }
+          },
+          [&](const ReduceSum& rs) {
+            const Shape& is = shapes[0];
+            std::int64_t outer = 1, inner = 1;
+            for (std::size_t d = 0; d < rs.axis; ++d) outer *= is[d];
+            for (std::size_t d = rs.axis + 1; d < is.size(); ++d) inner *= is[d];
+            for (std::int64_t o = 0; o < outer; ++o)
+              for (std::int64_t a = 0; a < is[rs.axis]; ++a)
+                for (std::int64_t i = 0; i < inner; ++i) out[o * inner + i] += in[0][(o * is[rs.axis] + a) * inner + i];
+          }},
+      op);
+}
+
+}  // namespace
+
+void reference(const Spec& spec, std::span<const float* const> inputs, float* output) {
+  KRIEK_ASSERT(inputs.size() == spec.input_count(), "reference needs ", spec.input_count(), " inputs");
+  std::vector<Shape> shapes;
+  for (const auto& t : spec.operands) shapes.push_back(t.shape);
+  const auto* c = std::get_if<Compose>(&spec.op);
+  if (!c) return run_primitive(*primitive(spec.op), shapes, inputs, output);
+  std::vector<Shape> in_shapes(shapes.begin(), shapes.end() - 1);
+  auto mids = compose_intermediate_shapes(*c, in_shapes);
+  std::vector<float> carried;
+  std::size_t next = 0;
+  for (std::size_t s = 0; s < c->stages.size(); ++s) {
+    std::vector<const float*> args;
+    std::vector<Shape> arg_shapes;
+    if (s > 0) args.push_back(carried.data()), arg_shapes.push_back(mids[s - 1]);
+    while (args.size() < input_count(c->stages[s])) args.push_back(inputs[next]), arg_shapes.push_back(shapes[next++]);
+    const bool last = s + 1 == c->stages.size();
+    arg_shapes.push_back(last ? shapes.back() : mids[s]);
+    std::vector<float> result(last ? 0 : static_cast<std::size_t>(volume(mids[s])));
+    run_primitive(c->stages[s], arg_shapes, args, last ? output : result.data());
+    carried = std::move(result);
+  }
+}
+
+}  // namespace kriek

@@ -1,0 +1,125 @@
+// Test helpers for impl trees (see builders.h).
+#include "builders.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "impl/interpreter.h"
+#include "spec/reference.h"
+
+namespace kriek::test {
+
+const Target& avx512() {
+  static const Target t = named_target("avx512");
+  return t;
+}
+
+TensorSpec ts(Shape shape, Level level, Layout layout, std::uint32_t vs) {
+  TensorSpec t;
+  t.shape = std::move(shape);
+  t.level = level;
+  t.layout = layout;
+  t.vector_size = vs;
+  return t;
+}
+
+Spec matmul(TensorSpec a, TensorSpec b, TensorSpec c, bool accumulate) {
+  return Spec{Matmul{accumulate}, {std::move(a), std::move(b), std::move(c)}, false};
+}
+
+Spec move_spec(TensorSpec in, TensorSpec out) { return Spec{Move{}, {std::move(in), std::move(out)}, false}; }
+
+OperandMap dims(std::initializer_list<int> axes) {
+  OperandMap m;
+  for (int a : axes) m.push_back(DimMap{static_cast<std::int8_t>(a), 0});
+  return m;
+}
+
+Loop matmul_tile(const Spec& s, std::int64_t tm, std::int64_t tn, bool parallel) {
+  Loop l;
+  l.parallel = parallel;
+  l.axes = {{s.output().shape[0], tm}, {s.output().shape[1], tn}};
+  l.operands = {dims({0, -1}), dims({-1, 1}), dims({0, 1})};
+  return l;
+}
+
+Loop matmul_split(const Spec& s, std::int64_t k) {
+  Loop l;
+  l.kind = LoopKind::split;
+  l.axes = {{s.input(0).shape[1], k}};
+  l.operands = {dims({-1, 0}), dims({0, -1}), dims({-1, -1})};
+  return l;
+}
+
+ImplPtr hole(const Spec& s) { return make_hole(s); }
+
+ImplPtr loop_of(const Spec& s, Loop loop, const Build& body) {
+  std::vector<ImplPtr> bodies;
+  for (auto mask : loop_body_masks(loop.axes)) bodies.push_back(body(loop_body_spec(s, loop, mask)));
+  return make_loop(s, std::move(loop), std::move(bodies));
+}
+
+ImplPtr move_of(const Spec& s, std::uint8_t op, TensorSpec dest, const Build& body, const Build& load,
+                const Build& store) {
+  MoveOp m{op, std::move(dest), false, load != nullptr, store != nullptr};
+  auto specs = move_child_specs(s, m);
+  std::vector<ImplPtr> children{body(specs[0])};
+  std::size_t next = 1;
+  if (load) children.push_back(load(specs[next++]));
+  if (store) children.push_back(store(specs[next]));
+  return make_move(s, std::move(m), std::move(children));
+}
+
+Build kernel(KernelKind k) {
+  return [k](const Spec& s) { return make_kernel(s, k, avx512()); };
+}
+
+void check_interpreted(const ImplPtr& impl, unsigned seed) {
+  INFO("seed " << seed);
+  const Spec& spec = impl->spec;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<std::vector<float>> buffers;
+  for (const auto& t : spec.operands) {
+    std::vector<float> b(static_cast<std::size_t>(t.elements()));
+    for (auto& x : b) x = dist(rng);
+    buffers.push_back(std::move(b));
+  }
+  std::vector<float> expected = buffers.back();
+  std::vector<const float*> inputs;
+  for (std::size_t i = 0; i + 1 < buffers.size(); ++i) inputs.push_back(buffers[i].data());
+  reference(spec, inputs, expected.data());
+  std::vector<float*> operands;
+  for (auto& b : buffers) operands.push_back(b.data());
+  interpret(impl, operands);
+  const auto& got = buffers.back();
+  REQUIRE(got.size() == expected.size());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const bool ok = std::abs(got[i] - expected[i]) <= 1e-4f * (1.0f + std::abs(expected[i]));
+    if (!ok && wrong++ < 5) FAIL_CHECK("element " << i << ": interpreted " << got[i] << ", reference " << expected[i]);
+  }
+  REQUIRE(wrong == 0);
+}
+
+void check_golden(const std::string& name, const std::string& text) {
+  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/test/impl/golden/" + name + ".txt";
+  if (std::getenv("UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << text;
+    WARN("rewrote " << path);
+    return;
+  }
+  std::ifstream in(path);
+  INFO("golden file " << path << " (UPDATE_GOLDEN=1 rewrites it)");
+  REQUIRE(in.good());
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(text == expected.str());
+}
+
+}  // namespace kriek::test

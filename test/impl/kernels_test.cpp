@@ -1,0 +1,156 @@
+// Kernel legality: every rule of every kernel accepted once and rejected with its reason, names round-trip, and
+// kernels_for lists the kernels in order.
+#include <catch2/catch.hpp>
+
+#include "builders.h"
+#include "impl/kernel.h"
+
+using namespace kriek;
+using namespace kriek::test;
+
+namespace {
+
+const Target& scalar_target() {
+  static const Target t = named_target("scalar");
+  return t;
+}
+
+TensorSpec vec(Shape s) { return ts(std::move(s), Level::VRF, Layout::row_major(), 16); }
+TensorSpec rf(Shape s = {1, 1}) { return ts(std::move(s), Level::RF); }
+
+/// Requires that `k` rejects `s` with a reason containing `part`.
+void rejects(KernelKind k, const Spec& s, const std::string& part, const Target& t = avx512()) {
+  auto why = kernel_illegal(k, s, t);
+  INFO("kernel " << kernel_name(k));
+  REQUIRE(why.has_value());
+  CHECK_THAT(*why, Catch::Matchers::Contains(part));
+}
+
+void accepts(KernelKind k, const Spec& s, const Target& t = avx512()) {
+  auto why = kernel_illegal(k, s, t);
+  INFO("kernel " << kernel_name(k) << ": " << why.value_or(""));
+  CHECK(!why.has_value());
+}
+
+Spec unary(TensorSpec in, TensorSpec out) { return Spec{Unary{}, {std::move(in), std::move(out)}, false}; }
+Spec binary(TensorSpec a, TensorSpec b, TensorSpec out) {
+  return Spec{Binary{BinaryOp::add}, {std::move(a), std::move(b), std::move(out)}, false};
+}
+Spec zero(TensorSpec out) { return Spec{Zero{}, {std::move(out)}, false}; }
+
+}  // namespace
+
+TEST_CASE("kernel names are the enum identifiers and parse back", "[kernel]") {
+  CHECK(kernel_name(KernelKind::bcast_fma) == "bcast_fma");
+  CHECK(kernel_name(KernelKind::scalar_reduce_add) == "scalar_reduce_add");
+  for (int i = 0; i < kKernelKindCount; ++i) {
+    const auto k = static_cast<KernelKind>(i);
+    CHECK(parse_kernel(kernel_name(k)) == k);
+  }
+  CHECK_FALSE(parse_kernel("fma").has_value());
+}
+
+TEST_CASE("scalar_mult_add: matmul[acc] 1x1x1, output in RF, no VRF", "[kernel]") {
+  const auto k = KernelKind::scalar_mult_add;
+  accepts(k, matmul(ts({1, 1}), ts({1, 1}, Level::L1), rf(), true));
+  accepts(k, matmul(ts({1, 1, 1}), ts({1, 1, 1}), rf({1, 1, 1}), true));
+  accepts(k, matmul(ts({1, 1}), ts({1, 1}), rf(), true), scalar_target());
+  rejects(k, matmul(ts({1, 1}), ts({1, 1}), rf(), false), "does not accumulate");
+  rejects(k, unary(rf(), rf()), "implements matmul[acc], not relu");
+  rejects(k, matmul(ts({1, 2}), ts({2, 1}), rf(), true), "operand 0 (1x2 GL) has 2 elements, not 1");
+  rejects(k, matmul(ts({1, 1}), ts({1, 1}), ts({1, 1}), true), "the output operand 2 (1x1 GL) is not in RF");
+  rejects(k, matmul(vec({1, 1}), ts({1, 1}), rf(), true), "operand 0 (1x1 VRF) is in VRF");
+  TensorSpec half = ts({1, 1});
+  half.dtype = Dtype::f16;
+  rejects(k, matmul(half, ts({1, 1}), rf(), true), "operand 0 (1x1 GL) is f16, not f32");
+}
+
+TEST_CASE("scalar_copy: one element, source or destination RF, neither VRF", "[kernel]") {
+  const auto k = KernelKind::scalar_copy;
+  accepts(k, move_spec(ts({1, 1}), rf()));
+  accepts(k, move_spec(rf(), ts({1, 1}, Level::L2)));
+  rejects(k, move_spec(ts({1, 1}), ts({1, 1}, Level::L1)), "neither operand 0 (1x1 GL) nor operand 1 (1x1 L1) is in RF");
+  rejects(k, move_spec(vec({1, 1}), rf()), "is in VRF");
+  rejects(k, move_spec(ts({1, 2}), rf({1, 2})), "has 2 elements, not 1");
+  rejects(k, zero(rf()), "implements move, not zero");
+}
+
+TEST_CASE("scalar_zero, scalar_unary, scalar_binary, scalar_reduce_add", "[kernel]") {
+  accepts(KernelKind::scalar_zero, zero(rf()));
+  rejects(KernelKind::scalar_zero, zero(ts({1, 1})), "is not in RF");
+  rejects(KernelKind::scalar_zero, zero(rf({2})), "has 2 elements");
+  accepts(KernelKind::scalar_unary, unary(ts({1}), rf({1})));
+  rejects(KernelKind::scalar_unary, unary(ts({1}), ts({1})), "is not in RF");
+  rejects(KernelKind::scalar_unary, zero(rf()), "implements a unary op, not zero");
+  accepts(KernelKind::scalar_binary, binary(ts({1}), ts({1}, Level::L1), rf({1})));
+  rejects(KernelKind::scalar_binary, binary(ts({1}), vec({1}), rf({1})), "operand 1 (1 VRF) is in VRF");
+  const Spec reduce{ReduceSum{1, true}, {ts({1, 1}), rf({1})}, false};
+  accepts(KernelKind::scalar_reduce_add, reduce);
+  const Spec plain{ReduceSum{1, false}, {ts({1, 1}), rf({1})}, false};
+  rejects(KernelKind::scalar_reduce_add, plain, "reducesum does not accumulate");
+  const Spec wide{ReduceSum{1, true}, {ts({1, 4}), rf({1})}, false};
+  rejects(KernelKind::scalar_reduce_add, wide, "operand 0 (1x4 GL) has 4 elements");
+}
+
+TEST_CASE("vec_load: memory to one VRF vector, source contiguous, same element order", "[kernel]") {
+  const auto k = KernelKind::vec_load;
+  accepts(k, move_spec(ts({1, 16}, Level::L1), vec({1, 16})));
+  accepts(k, move_spec(ts({16, 1}, Level::GL, Layout::col_major()), vec({16, 1})));
+  rejects(k, move_spec(ts({1, 16}), vec({1, 16})), "has no vector registers", scalar_target());
+  rejects(k, move_spec(ts({1, 16}), ts({1, 16}, Level::VRF, Layout::row_major(), 8)),
+          "operand 1 (1x16 VRF) has vector size 8, the target's is 16");
+  rejects(k, move_spec(ts({1, 8}), vec({1, 8})), "operand 1 (1x8 VRF) has 8 elements, not one vector of 16");
+  rejects(k, move_spec(ts({1, 16}), ts({1, 16}, Level::L1)), "operand 1 (1x16 L1) is not in VRF");
+  rejects(k, move_spec(rf({1, 16}), vec({1, 16})), "operand 0 (1x16 RF) is not in memory");
+  TensorSpec strided = ts({1, 16});
+  strided.contiguous = false;
+  rejects(k, move_spec(strided, vec({1, 16})), "operand 0 (1x16 GL) is not contiguous");
+  rejects(k, move_spec(ts({2, 8}, Level::GL, Layout::col_major()), vec({2, 8})), "orders elements unlike");
+  rejects(k, zero(vec({1, 16})), "implements move, not zero");
+}
+
+TEST_CASE("vec_store: one VRF vector to memory, destination contiguous", "[kernel]") {
+  const auto k = KernelKind::vec_store;
+  accepts(k, move_spec(vec({1, 16}), ts({1, 16}, Level::L2)));
+  TensorSpec strided = ts({1, 16});
+  strided.contiguous = false;
+  rejects(k, move_spec(vec({1, 16}), strided), "operand 1 (1x16 GL) is not contiguous");
+  rejects(k, move_spec(ts({1, 16}), ts({1, 16})), "operand 0 (1x16 GL) is not in VRF");
+  rejects(k, move_spec(vec({1, 16}), vec({1, 16})), "operand 1 (1x16 VRF) is not in memory");
+}
+
+TEST_CASE("vec_zero, vec_unary, vec_binary: whole vectors of equal shapes in VRF", "[kernel]") {
+  accepts(KernelKind::vec_zero, zero(vec({1, 16})));
+  rejects(KernelKind::vec_zero, zero(vec({2, 16})), "has 32 elements, not one vector of 16");
+  rejects(KernelKind::vec_zero, zero(ts({1, 16})), "is not in VRF");
+  accepts(KernelKind::vec_unary, unary(vec({1, 16}), vec({1, 16})));
+  rejects(KernelKind::vec_unary, unary(vec({1, 16}), vec({16, 1})), "differ in shape");
+  rejects(KernelKind::vec_unary, unary(ts({1, 16}), vec({1, 16})), "operand 0 (1x16 GL) is not in VRF");
+  accepts(KernelKind::vec_binary, binary(vec({16}), vec({16}), vec({16})));
+  rejects(KernelKind::vec_binary, binary(vec({16}), vec({16}), ts({16}, Level::L1)), "operand 2 (16 L1) is not in VRF");
+  rejects(KernelKind::vec_binary, unary(vec({16}), vec({16})), "implements a binary op, not relu");
+}
+
+TEST_CASE("bcast_fma: A m x 1 in memory, B 1 x n and C m x n in VRF, registers bounded", "[kernel]") {
+  const auto k = KernelKind::bcast_fma;
+  accepts(k, matmul(ts({6, 1}, Level::L1, Layout::col_major()), vec({1, 32}), vec({6, 32}), true));
+  rejects(k, matmul(ts({6, 1}), vec({1, 32}), vec({6, 32}), false), "does not accumulate");
+  rejects(k, matmul(ts({2, 6, 1}), vec({2, 1, 16}), vec({2, 6, 16}), true), "needs rank-2 operands");
+  rejects(k, matmul(ts({6, 2}), vec({2, 16}), vec({6, 16}), true), "the reduction extent is 2, not 1");
+  rejects(k, matmul(rf({6, 1}), vec({1, 16}), vec({6, 16}), true), "operand 0 (6x1 RF) is not in memory");
+  rejects(k, matmul(ts({6, 1}), ts({1, 16}), vec({6, 16}), true), "operand 1 (1x16 GL) is not in VRF");
+  rejects(k, matmul(ts({6, 1}), vec({1, 16}), ts({6, 16}), true), "operand 2 (6x16 GL) is not in VRF");
+  rejects(k, matmul(ts({6, 1}), vec({1, 16}), ts({6, 16}, Level::VRF, Layout::col_major(), 16), true),
+          "operand 2 (6x16 VRF) is not row-major");
+  rejects(k, matmul(ts({6, 1}), vec({1, 8}), vec({6, 8}), true), "n = 8 is not a multiple of the vector size 16");
+  rejects(k, matmul(ts({15, 1}), vec({1, 32}), vec({15, 32}), true),
+          "needs 33 vector registers (30 for C, 2 for B, 1 broadcast), the target has 32");
+  accepts(k, matmul(ts({14, 1}), vec({1, 32}), vec({14, 32}), true));
+}
+
+TEST_CASE("kernels_for lists the legal kernels in KernelKind order", "[kernel]") {
+  CHECK(kernels_for(move_spec(ts({1, 1}), rf()), avx512()) == std::vector{KernelKind::scalar_copy});
+  CHECK(kernels_for(move_spec(ts({1, 16}), vec({1, 16})), avx512()) == std::vector{KernelKind::vec_load});
+  CHECK(kernels_for(matmul(ts({4, 4}), ts({4, 4}), ts({4, 4}), true), avx512()).empty());
+  CHECK(kernels_for(zero(vec({1, 16})), avx512()) == std::vector{KernelKind::vec_zero});
+}

@@ -1,0 +1,59 @@
+// Tiles' contiguity and alignment: alignment follows from where tiles start (the loop's step), not from the
+// tile's own shape, which differs for boundary tiles and convolution halos.
+#include <catch2/catch.hpp>
+
+#include "builders.h"
+#include "impl/tiling.h"
+
+using namespace kriek;
+using namespace kriek::test;
+
+TEST_CASE("a tile starting at multiples of an aligned step is aligned", "[tiling]") {
+  CHECK(tile_tensor(ts({8, 16}), {2, 16}).aligned);
+  CHECK(tile_tensor(ts({8, 16}), {2, 16}).contiguous);
+  CHECK_FALSE(tile_tensor(ts({8, 16}), {2, 8}).contiguous);
+  CHECK_FALSE(tile_tensor(ts({9, 4}), {5, 4}).aligned);  // rows of 16 bytes, steps of 80
+}
+
+TEST_CASE("a boundary tile is aligned only when the full tile's step is", "[tiling]") {
+  // 9 rows of 16 bytes in tiles of 5 rows: the remainder of 4 rows (64 bytes) starts at byte 80.
+  CHECK_FALSE(tile_tensor(ts({9, 4}), {4, 4}, {5, 4}).aligned);
+  const Spec s = matmul(ts({9, 4}), ts({4, 4}), ts({9, 4}), true);
+  const Spec boundary = loop_body_spec(s, matmul_tile(s, 5, 4), 1);
+  CHECK(boundary.output().shape == Shape{4, 4});
+  CHECK_FALSE(boundary.output().aligned);
+}
+
+TEST_CASE("a convolution halo does not make a tile aligned", "[tiling]") {
+  // Tiles of 2 rows plus a halo of 2: shape 4 rows (64 bytes) but steps of 2 rows (32 bytes).
+  CHECK_FALSE(tile_tensor(ts({10, 4}), {4, 4}, {2, 4}).aligned);
+  CHECK(tile_tensor(ts({10, 16}), {4, 16}, {2, 16}).aligned);
+}
+
+TEST_CASE("blocked tiles: panel steps and row steps", "[tiling]") {
+  const TensorSpec b = ts({4, 32}, Level::GL, Layout::blocked(1, 16));
+  CHECK(tile_tensor(b, {4, 16}).aligned);
+  CHECK(tile_tensor(b, {4, 16}).contiguous);
+  CHECK(tile_tensor(b, {1, 32}).aligned);  // a row of a panel is 16 floats, 64 bytes
+  CHECK_FALSE(tile_tensor(b, {4, 8}).aligned);
+  CHECK_FALSE(tile_tensor(ts({4, 32}, Level::GL, Layout::blocked(1, 4)), {1, 32}).aligned);
+}
+
+TEST_CASE("contiguity: one partial dimension with the outer ones of extent 1", "[tiling]") {
+  CHECK(tile_is_contiguous({8, 16}, {1, 8}, Layout::row_major()));
+  CHECK_FALSE(tile_is_contiguous({8, 16}, {2, 8}, Layout::row_major()));
+  CHECK(tile_is_contiguous({8, 16}, {4, 1}, Layout::col_major()));
+  CHECK_FALSE(tile_is_contiguous({8, 16}, {4, 2}, Layout::col_major()));
+  CHECK(tile_is_contiguous({4, 32}, {4, 16}, Layout::blocked(1, 16)));
+  CHECK_FALSE(tile_is_contiguous({4, 32}, {2, 16}, Layout::blocked(1, 16)));
+}
+
+TEST_CASE("a slide body's image tile steps by the output tile, not by the window", "[tiling]") {
+  const Spec s{Conv{}, {ts({10, 4}), ts({3, 1, 1}), ts({8, 4, 1})}, false};
+  Loop l;
+  l.axes = {{8, 2}};
+  l.operands = {{DimMap{0, 2}, DimMap{-1, 0}}, dims({-1, -1, -1}), dims({0, -1, -1})};
+  const Spec body = loop_body_spec(s, l, 0);
+  CHECK(body.input(0).shape == Shape{4, 4});
+  CHECK_FALSE(body.input(0).aligned);  // windows start every 2 rows of 16 bytes
+}
