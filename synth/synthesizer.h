@@ -13,7 +13,7 @@
 
 #include "impl/cost.h"
 #include "impl/node.h"
-#include "synth/frontier.h"
+#include "cache/frontier.h"
 
 namespace kriek {
 
