@@ -67,6 +67,19 @@ void reduce_add(std::size_t axis, const View& in, const View& out) {
   });
 }
 
+/// out[0] += sum over the window of image * filters, where the output is one element (so the image is exactly
+/// the window): image (FH, FW), (FH, FW, C) or (1, FH, FW, C); filters (FH, FW, 1) or (FH, FW, C, 1).
+void conv_add(const View& img, const View& f, const View& out) {
+  Index io{}, zero{};
+  float acc = out.at(zero.data());
+  const std::size_t lead = img.rank() == 4 ? 1 : 0;
+  for_each_index(f.shape, [&](const std::int64_t* i) {
+    for (std::size_t d = 0; d + lead < img.rank(); ++d) io[d + lead] = i[d];
+    acc += img.at(io.data()) * f.at(i);
+  });
+  out.at(zero.data()) = acc;
+}
+
 /// Runs kernel `k` implementing `spec` on `ops` (inputs, then the output).
 void run_kernel(KernelKind k, const Spec& spec, std::span<const View> ops) {
   KRIEK_ASSERT(ops.size() == spec.operands.size(), "kernel ", kernel_name(k), " given ", ops.size(), " operands");
@@ -88,6 +101,7 @@ void run_kernel(KernelKind k, const Spec& spec, std::span<const View> ops) {
     case KernelKind::vec_binary: binary(std::get<Binary>(spec.op).op, ops[0], ops[1], out); return;
     case KernelKind::scalar_mult_add:
     case KernelKind::bcast_fma: mult_add(ops[0], ops[1], out); return;
+    case KernelKind::direct_conv: conv_add(ops[0], ops[1], out); return;
     case KernelKind::scalar_reduce_add: reduce_add(std::get<ReduceSum>(spec.op).axis, ops[0], out); return;
   }
   KRIEK_ASSERT(false, "no semantics for kernel ", static_cast<int>(k));

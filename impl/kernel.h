@@ -30,9 +30,12 @@ enum class KernelKind : std::uint8_t {
   /// Matmul[acc] m×1 · 1×n → m×n: A in memory (each element broadcast), B one or more vectors in VRF,
   /// C in VRF (m·n/vector_size registers, row-major). The register-tiled matmul micro-kernel.
   bcast_fma,
+  /// Conv[acc] whose output is one element in RF: out += the dot product of the image window and the filters
+  /// (the report's DirectConv, Figure 3); image and filters in RF or memory, none in VRF.
+  direct_conv,
 };
 
-inline constexpr int kKernelKindCount = static_cast<int>(KernelKind::bcast_fma) + 1;
+inline constexpr int kKernelKindCount = static_cast<int>(KernelKind::direct_conv) + 1;
 
 /// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma".
 std::string_view kernel_name(KernelKind k);

@@ -13,7 +13,8 @@ using Why = std::optional<std::string>;
 
 constexpr std::array<std::string_view, kKernelKindCount> kNames = {
     "scalar_mult_add", "scalar_copy", "scalar_zero", "scalar_unary", "scalar_binary", "scalar_reduce_add",
-    "vec_load",        "vec_store",   "vec_zero",    "vec_unary",    "vec_binary",    "bcast_fma"};
+    "vec_load",        "vec_store",   "vec_zero",    "vec_unary",    "vec_binary",    "bcast_fma",
+    "direct_conv"};
 
 template <class... Args>
 Why fail(const Args&... args) {
@@ -159,6 +160,16 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
       if (Why w = op_is<ReduceSum>(s, "reducesum[acc]")) return w;
       if (Why w = accumulating(s)) return w;
       return scalar_rules(s);
+    case KernelKind::direct_conv: {
+      if (Why w = op_is<Conv>(s, "conv[acc]")) return w;
+      if (Why w = accumulating(s)) return w;
+      for (std::size_t i = 0; i < s.operands.size(); ++i) {
+        if (s.operands[i].level == Level::VRF) return fail(name(s, i), " is in VRF; direct_conv does not read VRF");
+      }
+      if (s.output().elements() != 1) return fail("the output ", name(s, 2), " has ", s.output().elements(), " elements, not 1");
+      if (s.output().level != Level::RF) return fail("the output ", name(s, 2), " is not in RF");
+      return std::nullopt;
+    }
     default: break;
   }
   if (Why w = vector_rules(s, t)) return w;

@@ -91,7 +91,10 @@ ApplyResult apply(const Action& action, const Spec& spec, const Target& target);
 /// Every legal action of `spec`, in a deterministic order (see enumerate.cpp for the tile-size grid).
 std::vector<Action> enumerate_actions(const Spec& spec, const Target& target);
 
-/// The action as the REPL and the printer write it, e.g. "tile_out 32 32", "move in0 L1 row".
+/// The action as the REPL and the printer write it, e.g. "tile_out 32 32", "move op0 L1 row" (operands by index:
+/// without the Spec the output cannot be told from an input).
 std::string action_text(const Action& action);
+/// The same naming the moved operand as the Spec's `in<i>` or `out`, e.g. "move in0 L1 row", "move out RF row".
+std::string action_text(const Action& action, const Spec& spec);
 
 }  // namespace kriek

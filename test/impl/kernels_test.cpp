@@ -148,6 +148,22 @@ TEST_CASE("bcast_fma: A m x 1 in memory, B 1 x n and C m x n in VRF, registers b
   accepts(k, matmul(ts({14, 1}), vec({1, 32}), vec({14, 32}), true));
 }
 
+TEST_CASE("direct_conv: conv[acc] with a one-element RF output, image and filters anywhere but VRF", "[kernel]") {
+  const auto k = KernelKind::direct_conv;
+  const auto conv = [](TensorSpec img, TensorSpec f, TensorSpec out, bool acc = true) {
+    return Spec{Conv{acc}, {std::move(img), std::move(f), std::move(out)}, false};
+  };
+  accepts(k, conv(ts({5, 5}, Level::L1), ts({5, 5, 1}), rf({1, 1, 1})));
+  accepts(k, conv(ts({3, 2, 4}), rf({3, 2, 4, 1}), rf({1, 1, 1})));
+  accepts(k, conv(ts({1, 3, 3, 2}), ts({3, 3, 2, 1}), rf({1, 1, 1, 1})), scalar_target());
+  rejects(k, conv(ts({5, 5}), ts({5, 5, 1}), rf({1, 1, 1}), false), "does not accumulate");
+  rejects(k, matmul(ts({1, 1}), ts({1, 1}), rf(), true), "implements conv[acc], not matmul");
+  rejects(k, conv(ts({5, 6}), ts({5, 5, 1}), rf({1, 2, 1})), "has 2 elements, not 1");
+  rejects(k, conv(ts({5, 5}), ts({5, 5, 1}), ts({1, 1, 1})), "is not in RF");
+  rejects(k, conv(ts({1, 16}, Level::VRF, Layout::row_major(), 16), ts({1, 16, 1}), rf({1, 1, 1})),
+          "is in VRF; direct_conv does not read VRF");
+}
+
 TEST_CASE("kernels_for lists the legal kernels in KernelKind order", "[kernel]") {
   CHECK(kernels_for(move_spec(ts({1, 1}), rf()), avx512()) == std::vector{KernelKind::scalar_copy});
   CHECK(kernels_for(move_spec(ts({1, 16}), vec({1, 16})), avx512()) == std::vector{KernelKind::vec_load});

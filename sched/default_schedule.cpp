@@ -1,0 +1,137 @@
+// The default schedule, step by step: each step applies one Sched operator and schedules the holes it makes
+// the same way, until kernels are reached.
+#include "sched/default_schedule.h"
+
+#include <sstream>
+
+#include "sched/action.h"
+#include "sched/support.h"
+#include "sched/to_accum.h"
+#include "spec/error.h"
+
+namespace kriek {
+namespace {
+
+using namespace sched_detail;
+
+class Defaulter {
+ public:
+  explicit Defaulter(const Target& target) : target_(target) {}
+
+  ImplPtr run(const Spec& spec) {
+    if (++depth_ > 64) fail(spec, "the default schedule does not terminate");
+    ImplPtr out = step(spec);
+    --depth_;
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const Spec& spec, const std::string& why) {
+    std::ostringstream out;
+    out << "no default schedule for " << spec << ": " << why;
+    throw UserError(out.str());
+  }
+
+  /// Applies `action` and schedules every hole it makes.
+  ImplPtr then(const Action& action, const Spec& spec) {
+    ApplyResult r = apply(action, spec, target_);
+    if (auto* na = std::get_if<NotApplicable>(&r)) fail(spec, na->reason);
+    const ImplPtr& node = std::get<ImplPtr>(r);
+    if (node->children.empty()) return node;
+    std::vector<ImplPtr> children;
+    for (const ImplPtr& c : node->children) children.push_back(c->is_hole() ? run(c->spec) : c);
+    return with_children(*node, std::move(children));
+  }
+
+  ImplPtr step(const Spec& spec) {
+    const auto kernels = kernels_for(spec, target_);
+    if (!kernels.empty()) return make_kernel(spec, kernels.front(), target_);
+    if (std::holds_alternative<Compose>(spec.op)) {
+      return then(Bufferize{1, target_.levels.front().level, Layout::row_major()}, spec);
+    }
+    for (const auto& t : spec.operands) {
+      if (t.dtype != Dtype::f32) fail(spec, std::string("no kernel computes ") + std::string(dtype_name(t.dtype)));
+      if (t.level == Level::VRF) return vector_step(spec);
+    }
+    return scalar_step(spec);
+  }
+
+  ImplPtr scalar_step(const Spec& spec) {
+    const TensorSpec& out = spec.output();
+    if (out.elements() > 1) return then(TileOut{Shape(out.rank(), 1), false}, spec);
+    const auto r = reduction_of(spec);
+    if (!to_accum_fails(ToAccum{}, spec, target_)) return then(ToAccum{}, spec);
+    if (r && r->extent > 1) return then(Split{1}, spec);
+    if (out.level != Level::RF) return then(output_to(Level::RF, spec), spec);
+    fail(spec, "the target has no kernel for it");
+  }
+
+  MoveTo output_to(Level level, const Spec& spec) const {
+    const std::uint32_t vs = level == Level::VRF ? target_.vector_elements(spec.output().dtype) : 0;
+    return MoveTo{static_cast<std::uint8_t>(spec.operands.size() - 1), level, Layout::row_major(), vs};
+  }
+
+  MoveTo to_vrf(std::size_t i, const Spec& spec) const {
+    return MoveTo{static_cast<std::uint8_t>(i), Level::VRF, Layout::row_major(),
+                  target_.vector_elements(spec.operands[i].dtype)};
+  }
+
+  /// Tiles the Spec so that every operand is one vector register of the VRF operand `v`, if it is not already.
+  std::optional<ImplPtr> one_register(const Spec& spec, std::size_t v) {
+    const TensorSpec& t = spec.operands[v];
+    auto box = register_box(t.shape, t.vector_size);
+    if (!box) fail(spec, "operand " + std::to_string(v) + " does not split into whole vector registers");
+    if (*box == spec.output().shape) return std::nullopt;
+    if (t.shape != spec.output().shape) fail(spec, "VRF operands of elementwise ops need the output's shape");
+    return then(TileOut{*box, false}, spec);
+  }
+
+  ImplPtr vector_step(const Spec& spec) {
+    std::size_t v = 0;
+    for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+      if (spec.operands[i].level == Level::RF) fail(spec, "no kernel reads both VRF and RF");
+      if (spec.operands[i].level == Level::VRF) v = i;
+    }
+    if (std::holds_alternative<Matmul>(spec.op)) return matmul_step(spec);
+    const bool elementwise = std::holds_alternative<Zero>(spec.op) || std::holds_alternative<Unary>(spec.op) ||
+                             std::holds_alternative<Binary>(spec.op) || std::holds_alternative<Move>(spec.op);
+    if (!elementwise) fail(spec, std::string("no vector kernel implements ") + std::string(op_word(spec.op)));
+    if (auto tiled = one_register(spec, v)) return *tiled;
+    if (std::holds_alternative<Move>(spec.op)) {
+      // One register and no vec_load/vec_store: the memory side is strided or laid out otherwise; copy it
+      // into a row-major buffer at its own level first.
+      const std::size_t m = 1 - v;
+      if (spec.operands[m].level == Level::VRF) fail(spec, "no kernel copies between vector registers");
+      return then(MoveTo{static_cast<std::uint8_t>(m), spec.operands[m].level, Layout::row_major(), 0}, spec);
+    }
+    for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+      if (spec.operands[i].level != Level::VRF) return then(to_vrf(i, spec), spec);
+    }
+    fail(spec, "the target has no vector kernel for it");
+  }
+
+  ImplPtr matmul_step(const Spec& spec) {
+    const TensorSpec& a = spec.input(0);
+    const TensorSpec& c = spec.output();
+    const std::int64_t width = target_.vector_elements(c.dtype);
+    if (a.rank() != 2) fail(spec, "vector kernels take rank-2 matmuls only");
+    if (a.level == Level::VRF) fail(spec, "bcast_fma reads the lhs from memory, not VRF");
+    if (c.shape[1] % width != 0) fail(spec, "n is not a multiple of the vector size");
+    const Shape tile{1, width};
+    if (c.shape != tile) return then(TileOut{tile, false}, spec);
+    if (c.level != Level::VRF) return then(output_to(Level::VRF, spec), spec);
+    if (!accumulates(spec.op)) return then(ToAccum{}, spec);
+    if (a.shape[1] > 1) return then(Split{1}, spec);
+    if (spec.input(1).level != Level::VRF) return then(to_vrf(1, spec), spec);
+    fail(spec, "bcast_fma does not apply");
+  }
+
+  const Target& target_;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+ImplPtr default_schedule(const Spec& spec, const Target& target) { return Defaulter(target).run(spec); }
+
+}  // namespace kriek

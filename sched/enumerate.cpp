@@ -1,0 +1,145 @@
+// enumerate_actions: every legal action of a Spec in the documented order (see enumerate.h for the grid).
+#include "sched/enumerate.h"
+
+#include "sched/bufferize.h"
+#include "sched/move_to.h"
+#include "sched/select.h"
+#include "sched/slide.h"
+#include "sched/split.h"
+#include "sched/support.h"
+#include "sched/tile_out.h"
+#include "sched/to_accum.h"
+
+namespace kriek {
+namespace {
+
+using namespace sched_detail;
+
+void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out) {
+  const Shape& shape = spec.output().shape;
+  const std::size_t rank = shape.size();
+  if (rank == 0) return;
+  std::vector<std::vector<std::int64_t>> grids;
+  std::size_t total = 1;
+  for (auto e : shape) {
+    grids.push_back(tile_sizes(e, true));
+    total *= grids.back().size();
+  }
+  out.reserve(out.size() + 2 * total + 64);
+  std::vector<std::size_t> at(rank, 0);
+  TileOut t{Shape(rank), false};
+  while (true) {
+    for (std::size_t d = 0; d < rank; ++d) t.tile[d] = grids[d][at[d]];
+    if (t.tile != shape && !tile_out_fails(t, spec, target)) {
+      out.emplace_back(t);
+      if (!spec.serial_only) out.emplace_back(TileOut{t.tile, true});
+    }
+    std::size_t d = rank;
+    while (d > 0 && ++at[d - 1] == grids[d - 1].size()) at[--d] = 0;
+    if (d == 0) return;
+  }
+}
+
+void splits(const Spec& spec, const Target& target, std::vector<Action>& out) {
+  const auto r = reduction_of(spec);
+  if (!r || !accumulates(spec.op)) return;
+  for (std::int64_t k : tile_sizes(r->extent, false)) {
+    if (!split_fails(Split{k}, spec, target)) out.emplace_back(Split{k});
+  }
+}
+
+/// The memory levels the target has among GL, L2, L1, slowest first, not slower than `floor`.
+std::vector<Level> memory_levels(const Target& target, Level floor) {
+  std::vector<Level> out;
+  for (Level l : {Level::GL, Level::L2, Level::L1}) {
+    if (target.has_level(l) && (!target.has_level(floor) || !target.faster(floor, l))) out.push_back(l);
+  }
+  return out;
+}
+
+void slides(const Spec& spec, const Target& target, std::vector<Action>& out) {
+  if (!std::holds_alternative<Conv>(spec.op)) return;
+  const TensorSpec& img = spec.input(0);
+  const std::size_t first = img.rank() == 4 ? 1 : 0;
+  const auto levels = memory_levels(target, img.level);
+  for (std::size_t d = first; d < first + 2; ++d) {
+    for (std::int64_t size : tile_sizes(spec.output().shape[d], false)) {
+      for (Level l : levels) {
+        Slide s{static_cast<std::uint8_t>(d), size, l, Layout::row_major()};
+        if (!slide_fails(s, spec, target)) out.emplace_back(s);
+      }
+    }
+  }
+}
+
+void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
+  for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+    const TensorSpec& t = spec.operands[i];
+    if (!target.has_level(t.level)) continue;
+    const std::uint32_t width = target.vector_elements(t.dtype);
+    std::vector<Layout> layouts{Layout::row_major()};
+    if (t.rank() >= 2) {
+      if (width > 1) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), width));
+      layouts.push_back(Layout::col_major());
+    }
+    // Drop layouts that place this shape's elements like an earlier one.
+    std::vector<Layout> distinct;
+    for (const Layout& l : layouts) {
+      bool seen = false;
+      for (const Layout& d : distinct) seen |= d.same_placement(l, t.shape);
+      if (!seen) distinct.push_back(l);
+    }
+    const auto op = static_cast<std::uint8_t>(i);
+    for (const LevelInfo& info : target.levels) {
+      const Level l = info.level;
+      if (target.faster(t.level, l)) continue;
+      if (is_register_level(l)) {
+        MoveTo m{op, l, Layout::row_major(), l == Level::VRF ? width : 0u};
+        if (!move_to_fails(m, spec, target)) out.emplace_back(m);
+        continue;
+      }
+      for (const Layout& layout : distinct) {
+        MoveTo m{op, l, layout, 0};
+        if (!move_to_fails(m, spec, target)) out.emplace_back(m);
+      }
+    }
+  }
+}
+
+void bufferizes(const Spec& spec, const Target& target, std::vector<Action>& out) {
+  const auto* c = std::get_if<Compose>(&spec.op);
+  if (c == nullptr) return;
+  for (std::size_t cut = 1; cut < c->stages.size(); ++cut) {
+    for (Level l : {Level::GL, Level::L1}) {
+      Bufferize b{static_cast<std::uint8_t>(cut), l, Layout::row_major()};
+      if (!bufferize_fails(b, spec, target)) out.emplace_back(b);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t p = 1; p < extent; p *= 2) {
+    out.push_back(p);
+    if (p >= 2 && p / 2 * 3 < extent && p / 2 * 3 > p) out.push_back(p / 2 * 3);
+  }
+  // 1, 2, then 3 after 2, 4, 6 after 4, ...: the loop pushes p and then 3p/2 (for p >= 2), already in order.
+  if (with_extent && extent >= 1) out.push_back(extent);
+  return out;
+}
+
+std::vector<Action> enumerate_actions(const Spec& spec, const Target& target) {
+  std::vector<Action> out;
+  tile_outs(spec, target, out);
+  splits(spec, target, out);
+  slides(spec, target, out);
+  moves(spec, target, out);
+  if (!to_accum_fails(ToAccum{}, spec, target)) out.emplace_back(ToAccum{});
+  bufferizes(spec, target, out);
+  for (KernelKind k : kernels_for(spec, target)) out.emplace_back(Select{k});
+  return out;
+}
+
+}  // namespace kriek

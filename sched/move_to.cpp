@@ -1,0 +1,139 @@
+// move_to: preconditions, alias detection and the MoveOp.
+#include "sched/move_to.h"
+
+#include "sched/support.h"
+
+namespace kriek {
+namespace {
+
+using namespace sched_detail;
+
+bool is_alias(const MoveTo& a, const TensorSpec& t, const Target& target) {
+  return !target.level(a.level).addressed && a.level != t.level && a.vector_size == 0 &&
+         t.layout.same_placement(a.layout, t.shape);
+}
+
+/// Why no vector kernel could read or write operand `i` of `spec` in VRF, or nullopt.
+Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
+  const auto fail = [&](const auto&... why) { return not_applicable("move_to", 10, why...); };
+  if (std::holds_alternative<Move>(spec.op)) {
+    if (is_register_level(spec.operands[1 - i].level)) {
+      return fail("no kernel copies between registers (the other operand is in ",
+                  level_name(spec.operands[1 - i].level), ")");
+    }
+    return std::nullopt;
+  }
+  if (std::holds_alternative<Zero>(spec.op) || std::holds_alternative<Unary>(spec.op)) return std::nullopt;
+  if (std::holds_alternative<Binary>(spec.op)) {
+    for (const auto& t : spec.operands) {
+      if (t.shape != spec.output().shape) return fail("vector kernels do not broadcast ", shape_text(t.shape));
+    }
+    return std::nullopt;
+  }
+  if (std::holds_alternative<Matmul>(spec.op)) {
+    const TensorSpec& lhs = spec.input(0);
+    if (lhs.rank() != 2) return fail("vector kernels take rank-2 matmuls only");
+    if (i == 0) return fail("vector kernels read the lhs from memory (it is broadcast)");
+    if (is_register_level(lhs.level)) return fail("vector kernels read the lhs from memory, not ", level_name(lhs.level));
+    if (spec.operands[i].shape[1] % width != 0) {
+      return fail("n = ", spec.operands[i].shape[1], " is not a multiple of the vector size ", width);
+    }
+    return std::nullopt;
+  }
+  return fail("no vector kernel implements ", op_word(spec.op));
+}
+
+Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
+  if (a.operand >= spec.operands.size()) {
+    return not_applicable("move_to", 1, "operand ", int(a.operand), " does not exist; the Spec has ",
+                          spec.operands.size());
+  }
+  const TensorSpec& t = spec.operands[a.operand];
+  if (!target.has_level(a.level)) {
+    return not_applicable("move_to", 2, "target ", target.name, " has no level ", level_name(a.level));
+  }
+  if (!target.has_level(t.level)) {
+    return not_applicable("move_to", 2, "target ", target.name, " has no level ", level_name(t.level),
+                          " (where operand ", int(a.operand), " is)");
+  }
+  if (target.faster(t.level, a.level)) {
+    return not_applicable("move_to", 3, level_name(a.level), " is slower than operand ", int(a.operand), "'s ",
+                          level_name(t.level));
+  }
+  if (!layout_valid(a.layout, t.rank())) {
+    return not_applicable("move_to", 4, "layout ", layout_text(a.layout), " is invalid for rank ", t.rank());
+  }
+  const bool alias = is_alias(a, t, target);
+  const bool changes = alias || a.level != t.level || a.vector_size != t.vector_size ||
+                       !t.layout.same_placement(a.layout, t.shape) || !t.aligned || !t.contiguous;
+  if (!changes) {
+    return not_applicable("move_to", 5, "operand ", int(a.operand), " is already in ", level_name(a.level), " ",
+                          layout_text(t.layout), ", aligned and contiguous");
+  }
+  const std::uint32_t width = target.vector_elements(t.dtype);
+  if (a.level == Level::VRF && a.vector_size != width) {
+    return not_applicable("move_to", 6, "vector size ", a.vector_size, " differs from the target's ", width,
+                          " for ", dtype_name(t.dtype));
+  }
+  if (a.level != Level::VRF && a.vector_size != 0) {
+    return not_applicable("move_to", 6, "vector size ", a.vector_size, " outside VRF (must be 0)");
+  }
+  if (a.level == Level::VRF) {
+    if (!a.layout.same_placement(Layout::row_major(), t.shape)) {
+      return not_applicable("move_to", 7, "VRF holds row-major registers, not ", layout_text(a.layout));
+    }
+    if (!register_box(t.shape, width)) {
+      return not_applicable("move_to", 7, shape_text(t.shape), " does not split into whole registers of ", width,
+                            " elements");
+    }
+  }
+  if (is_register_level(a.level) && target.level(a.level).capacity > 0 &&
+      t.bytes() > target.level(a.level).capacity) {
+    return not_applicable("move_to", 8, shape_text(t.shape), " takes ", t.bytes(), " bytes but ",
+                          level_name(a.level), " holds ", target.level(a.level).capacity);
+  }
+  if (is_register_level(a.level)) {
+    const Level other = a.level == Level::VRF ? Level::RF : Level::VRF;
+    for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+      if (spec.operands[i].level == other && (i != a.operand || other == Level::VRF)) {
+        return not_applicable("move_to", 9, "operand ", i, " is in ", level_name(other), "; no kernel reads both ",
+                              "VRF and RF");
+      }
+    }
+  }
+  if (a.level == Level::VRF) return vector_kernel_fails(spec, a.operand, width);
+  return std::nullopt;
+}
+
+}  // namespace
+
+MoveOp move_op(const MoveTo& a, const Spec& spec, const Target& target) {
+  const TensorSpec& t = spec.operands[a.operand];
+  MoveOp m;
+  m.operand = a.operand;
+  m.dest = t;
+  m.dest.level = a.level;
+  if (is_alias(a, t, target)) {
+    m.alias = true;
+    return m;
+  }
+  m.dest.layout = a.layout;
+  m.dest.vector_size = a.vector_size;
+  m.dest.aligned = true;
+  m.dest.contiguous = true;
+  const bool is_output = std::size_t{a.operand} + 1 == spec.operands.size();
+  m.load = !is_output || accumulates(spec.op);
+  m.store = is_output;
+  return m;
+}
+
+std::optional<NotApplicable> move_to_fails(const MoveTo& action, const Spec& spec, const Target& target) {
+  return fails(action, spec, target);
+}
+
+ApplyResult apply_move_to(const MoveTo& action, const Spec& spec, const Target& target) {
+  if (Why w = fails(action, spec, target)) return *w;
+  return make_with_holes(spec, move_op(action, spec, target), target);
+}
+
+}  // namespace kriek

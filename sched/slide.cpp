@@ -1,0 +1,73 @@
+// slide: preconditions and the slide loop with its window.
+#include "sched/slide.h"
+
+#include "sched/support.h"
+
+namespace kriek {
+namespace {
+
+using namespace sched_detail;
+
+std::variant<Loop, NotApplicable> slide_loop(const Slide& a, const Spec& spec, const Target& target) {
+  if (!std::holds_alternative<Conv>(spec.op)) {
+    return not_applicable("slide", 1, "slide needs a conv, not ", op_word(spec.op));
+  }
+  const TensorSpec& img = spec.input(0);
+  const TensorSpec& out = spec.output();
+  const std::size_t first = img.rank() == 4 ? 1 : 0;  // the output's row dimension
+  if (a.dim < first || a.dim > first + 1) {
+    return not_applicable("slide", 2, "dimension ", int(a.dim), " of the output ", shape_text(out.shape),
+                          " is not spatial (", first, " or ", first + 1, ")");
+  }
+  const std::int64_t extent = out.shape[a.dim];
+  if (a.size < 1 || a.size >= extent) {
+    return not_applicable("slide", 3, "size ", a.size, " is not in [1, ", extent, "), the output's extent in dimension ",
+                          int(a.dim));
+  }
+  if (!target.has_level(a.level)) {
+    return not_applicable("slide", 4, "target ", target.name, " has no level ", level_name(a.level));
+  }
+  if (is_register_level(a.level)) {
+    return not_applicable("slide", 5, "a window cannot live in the register level ", level_name(a.level));
+  }
+  if (target.has_level(img.level) && target.faster(img.level, a.level)) {
+    return not_applicable("slide", 6, "the window level ", level_name(a.level), " is slower than the image's ",
+                          level_name(img.level));
+  }
+  if (!layout_valid(a.layout, img.rank())) {
+    return not_applicable("slide", 7, "layout ", layout_text(a.layout), " is invalid for the rank-", img.rank(),
+                          " image");
+  }
+  Loop loop;
+  loop.kind = LoopKind::slide;
+  loop.axes = {LoopAxis{extent, a.size}};
+  const Shape& filters = spec.input(1).shape;
+  const std::size_t spatial = a.dim - first;  // 0: rows, 1: columns
+  OperandMap im(img.rank(), DimMap{-1, 0});
+  im[a.dim] = DimMap{0, filters[spatial] - 1};
+  OperandMap om(out.rank(), DimMap{-1, 0});
+  om[a.dim] = DimMap{0, 0};
+  loop.operands = {im, OperandMap(filters.size(), DimMap{-1, 0}), om};
+  loop.window = SlideWindow{0, a.level, a.layout};
+  if (vrf_operand_split(spec, loop) >= 0) {
+    return not_applicable("slide", 8, "the output (", shape_text(out.shape), " in VRF, vector size ",
+                          out.vector_size, ") would be cut into partial vector registers");
+  }
+  return loop;
+}
+
+}  // namespace
+
+std::optional<NotApplicable> slide_fails(const Slide& action, const Spec& spec, const Target& target) {
+  auto loop = slide_loop(action, spec, target);
+  if (auto* na = std::get_if<NotApplicable>(&loop)) return *na;
+  return std::nullopt;
+}
+
+ApplyResult apply_slide(const Slide& action, const Spec& spec, const Target& target) {
+  auto loop = slide_loop(action, spec, target);
+  if (auto* na = std::get_if<NotApplicable>(&loop)) return *na;
+  return make_with_holes(spec, std::get<Loop>(std::move(loop)), target);
+}
+
+}  // namespace kriek

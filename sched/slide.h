@@ -1,0 +1,26 @@
+// slide: the Kriek report's slide[k] loop (Figure 3). Tiles one spatial output dimension of a Conv by `size` and
+// keeps the image's window (the rows or columns the tile needs, halo included) in a buffer at `level` in
+// `layout`, shifting the overlap between iterations and loading only the new part.
+#pragma once
+
+#include "sched/action.h"
+
+namespace kriek {
+
+/// Preconditions:
+///   (1) the op is Conv;
+///   (2) `dim` is a spatial dimension of the output (0 or 1; 1 or 2 for the batched rank-4 form);
+///   (3) 1 <= size < the output's extent in `dim`;
+///   (4) the target has `level`;
+///   (5) `level` is not a register level (VRF, RF);
+///   (6) `level` is not slower than the image's level;
+///   (7) `layout` is valid for the image's rank;
+///   (8) an output in VRF is cut into whole vector registers.
+/// One loop axis; the image's rows (or columns) follow it with halo F-1 and live in the window
+/// SlideWindow{0, level, layout}; the output follows it; the filters are whole.
+ApplyResult apply_slide(const Slide& action, const Spec& spec, const Target& target);
+
+/// The failed precondition of apply_slide, or nullopt when it applies (builds no node).
+std::optional<NotApplicable> slide_fails(const Slide& action, const Spec& spec, const Target& target);
+
+}  // namespace kriek

@@ -1,0 +1,186 @@
+// tile_out: preconditions and the tile loop. How operands follow the output's tiles, per op kind: Matmul
+// lhs[m,.] rhs[.,n] (a batch dimension follows on all three); Conv image n, h (halo FH-1), w (halo FW-1), channels
+// whole, filters f; Move, Unary like the output; Binary like the output except broadcast (extent-1) dimensions,
+// which stay whole; ReduceSum the input's dimensions other than the axis; Compose each stage's input maps from
+// its output's map, last stage first, so convolution halos add up.
+#include "sched/tile_out.h"
+
+#include "sched/support.h"
+#include "spec/overloaded.h"
+
+namespace kriek {
+namespace {
+
+using namespace sched_detail;
+
+constexpr DimMap kWhole{-1, 0};
+
+/// `m` with `halo` more overlap, or the whole extent when `m` follows no axis.
+DimMap widened(const DimMap& m, std::int64_t halo) {
+  if (m.axis < 0) return kWhole;
+  return DimMap{m.axis, m.halo + halo};
+}
+
+/// Input maps of one primitive op with input shapes `in` and output shape `out` whose map is `o`.
+std::vector<OperandMap> input_maps(const PrimitiveOp& op, const std::vector<Shape>& in, const Shape& out,
+                                   const OperandMap& o) {
+  return std::visit(
+      overloaded{
+          [&](const Matmul&) -> std::vector<OperandMap> {
+            const std::size_t r = out.size();
+            OperandMap a(r, kWhole), b(r, kWhole);
+            if (r == 3) a[0] = b[0] = o[0];
+            a[r - 2] = o[r - 2];
+            b[r - 1] = o[r - 1];
+            return {a, b};
+          },
+          [&](const Conv&) -> std::vector<OperandMap> {
+            const Shape& img = in[0];
+            const Shape& f = in[1];
+            const std::size_t ri = img.size();
+            const std::size_t h = ri == 4 ? 1 : 0;  // image and output dimension of the rows
+            OperandMap im(ri, kWhole), fm(f.size(), kWhole);
+            if (ri == 4) im[0] = o[0];
+            im[h] = widened(o[h], f[0] - 1);
+            im[h + 1] = widened(o[h + 1], f[1] - 1);
+            fm.back() = o.back();
+            return {im, fm};
+          },
+          [&](const Move&) -> std::vector<OperandMap> { return {o}; },
+          [&](const Zero&) -> std::vector<OperandMap> { return {}; },
+          [&](const Unary&) -> std::vector<OperandMap> { return {o}; },
+          [&](const Binary&) -> std::vector<OperandMap> {
+            std::vector<OperandMap> maps;
+            for (const Shape& s : in) {
+              OperandMap m = o;
+              for (std::size_t d = 0; d < s.size(); ++d) {
+                if (s[d] == 1 && out[d] != 1) m[d] = kWhole;
+              }
+              maps.push_back(std::move(m));
+            }
+            return maps;
+          },
+          [&](const ReduceSum& r) -> std::vector<OperandMap> {
+            OperandMap m;
+            for (std::size_t d = 0; d < in[0].size(); ++d) {
+              if (d == r.axis) m.push_back(kWhole);
+              else m.push_back(o[d < r.axis ? d : d - 1]);
+            }
+            return {m};
+          }},
+      op);
+}
+
+/// The map of every operand of `spec` when its output follows `out_map` (one DimMap per output dimension);
+/// expects a valid Spec (shapes agree).
+std::vector<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out_map) {
+  std::vector<OperandMap> maps(spec.operands.size());
+  maps.back() = out_map;
+  const auto* c = std::get_if<Compose>(&spec.op);
+  if (c == nullptr) {
+    std::vector<Shape> in;
+    for (const auto& t : spec.inputs()) in.push_back(t.shape);
+    auto im = input_maps(*primitive(spec.op), in, spec.output().shape, out_map);
+    for (std::size_t i = 0; i < im.size(); ++i) maps[i] = std::move(im[i]);
+    return maps;
+  }
+  std::vector<Shape> shapes;
+  for (const auto& t : spec.inputs()) shapes.push_back(t.shape);
+  const std::vector<Shape> mids = compose_intermediate_shapes(*c, shapes);
+  // First external operand of each stage.
+  std::vector<std::size_t> first(c->stages.size());
+  for (std::size_t s = 0, next = 0; s < c->stages.size(); ++s) {
+    first[s] = next;
+    next += input_count(c->stages[s]) - (s > 0);
+  }
+  OperandMap o = out_map;
+  for (std::size_t s = c->stages.size(); s-- > 0;) {
+    const PrimitiveOp& stage = c->stages[s];
+    std::vector<Shape> in;
+    if (s > 0) in.push_back(mids[s - 1]);
+    const std::size_t externals = input_count(stage) - (s > 0);
+    for (std::size_t j = 0; j < externals; ++j) in.push_back(shapes[first[s] + j]);
+    const Shape& out = s + 1 < c->stages.size() ? mids[s] : spec.output().shape;
+    auto im = input_maps(stage, in, out, o);
+    for (std::size_t j = 0; j < externals; ++j) maps[first[s] + j] = std::move(im[j + (s > 0)]);
+    if (s > 0) o = std::move(im[0]);
+  }
+  return maps;
+}
+
+/// The output map of a loop whose axes are the output dimensions where `tile` is below the extent, in order.
+OperandMap output_axes(const Shape& output, const Shape& tile, std::vector<LoopAxis>& axes) {
+  OperandMap m(output.size(), kWhole);
+  for (std::size_t d = 0; d < output.size(); ++d) {
+    if (tile[d] >= output[d]) continue;
+    m[d] = DimMap{static_cast<std::int8_t>(axes.size()), 0};
+    axes.push_back(LoopAxis{output[d], tile[d]});
+  }
+  return m;
+}
+
+/// The loop, assuming preconditions (1)-(4) hold.
+Loop tile_loop(const TileOut& action, const Spec& spec) {
+  Loop loop;
+  loop.kind = LoopKind::tile;
+  loop.parallel = action.parallel;
+  const OperandMap out = output_axes(spec.output().shape, action.tile, loop.axes);
+  loop.operands = output_tile_maps(spec, out);
+  return loop;
+}
+
+Why shape_fails(const TileOut& action, const Spec& spec) {
+  const Shape& out = spec.output().shape;
+  if (action.tile.size() != out.size()) {
+    return not_applicable("tile_out", 1, "tile ", shape_text(action.tile), " has rank ", action.tile.size(),
+                          " but the output ", shape_text(out), " has rank ", out.size());
+  }
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    if (action.tile[d] < 1) {
+      return not_applicable("tile_out", 2, "tile extent ", action.tile[d], " in dimension ", d, " is below 1");
+    }
+    if (action.tile[d] > out[d]) {
+      return not_applicable("tile_out", 2, "tile extent ", action.tile[d], " in dimension ", d,
+                            " exceeds the output's ", out[d]);
+    }
+  }
+  if (action.tile == out) {
+    return not_applicable("tile_out", 3, "tile ", shape_text(action.tile), " is the whole output");
+  }
+  if (action.parallel && spec.serial_only) {
+    return not_applicable("tile_out", 4, "a parallel loop in a serial_only Spec");
+  }
+  return std::nullopt;
+}
+
+bool has_vrf_operand(const Spec& spec) {
+  for (const auto& t : spec.operands) {
+    if (t.level == Level::VRF) return true;
+  }
+  return false;
+}
+
+Why vrf_fails(const Spec& spec, const Loop& loop) {
+  const int bad = vrf_operand_split(spec, loop);
+  if (bad < 0) return std::nullopt;
+  const TensorSpec& t = spec.operands[static_cast<std::size_t>(bad)];
+  return not_applicable("tile_out", 5, "operand ", bad, " (", shape_text(t.shape), " in VRF, vector size ",
+                        t.vector_size, ") would be cut into partial vector registers");
+}
+
+}  // namespace
+
+std::optional<NotApplicable> tile_out_fails(const TileOut& action, const Spec& spec, const Target&) {
+  if (Why w = shape_fails(action, spec)) return w;
+  if (has_vrf_operand(spec)) return vrf_fails(spec, tile_loop(action, spec));
+  return std::nullopt;
+}
+
+ApplyResult apply_tile_out(const TileOut& action, const Spec& spec, const Target& target) {
+  if (Why w = shape_fails(action, spec)) return *w;
+  Loop loop = tile_loop(action, spec);
+  if (Why w = vrf_fails(spec, loop)) return *w;
+  return make_with_holes(spec, std::move(loop), target);
+}
+
+}  // namespace kriek

@@ -1,0 +1,22 @@
+// tile_out: the Kriek report's tile loop. Loops over tiles of the output of shape `tile`; every input is tiled to
+// match (see tile_maps.h), convolution images with their halo; boundary tiles cover remainders.
+#pragma once
+
+#include "sched/action.h"
+
+namespace kriek {
+
+/// Preconditions:
+///   (1) the tile's rank equals the output's;
+///   (2) every tile extent is at least 1 and at most the output's extent in that dimension;
+///   (3) the tile differs from the output's shape (some dimension is tiled);
+///   (4) a parallel loop is not allowed when the Spec is serial_only;
+///   (5) every operand in VRF is cut into whole vector registers (tiles and boundary tiles).
+/// The loop has one axis per tiled output dimension, in dimension order; loop kind tile; serial bodies when
+/// parallel.
+ApplyResult apply_tile_out(const TileOut& action, const Spec& spec, const Target& target);
+
+/// The failed precondition of apply_tile_out, or nullopt when it applies (cheap: builds no node).
+std::optional<NotApplicable> tile_out_fails(const TileOut& action, const Spec& spec, const Target& target);
+
+}  // namespace kriek

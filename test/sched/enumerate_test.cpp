@@ -1,0 +1,130 @@
+// enumerate_actions: the tile grid, deterministic order, every returned action applies (on random Specs of every
+// kind and on the subproblems they create), register tiles such as 6x64 and boundary-leaving sizes are reachable.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <iostream>
+
+#include "helpers.h"
+#include "sched/enumerate.h"
+
+using namespace kriek;
+using namespace kriek::sched_test;
+
+namespace {
+
+template <class A>
+std::vector<A> only(const std::vector<Action>& actions) {
+  std::vector<A> out;
+  for (const auto& a : actions) {
+    if (const auto* x = std::get_if<A>(&a)) out.push_back(*x);
+  }
+  return out;
+}
+
+bool contains(const std::vector<Action>& actions, const Action& a) {
+  return std::find(actions.begin(), actions.end(), a) != actions.end();
+}
+
+/// Requires that every enumerated action of `spec` applies; returns the Specs of the holes they make.
+std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
+  std::vector<Spec> children;
+  for (const Action& a : enumerate_actions(spec, target)) {
+    ApplyResult r = apply(a, spec, target);
+    if (const auto* na = std::get_if<NotApplicable>(&r)) {
+      FAIL_CHECK("enumerated `" << action_text(a, spec) << "` on " << text(spec) << " fails: " << na->reason);
+      continue;
+    }
+    for (const auto* h : holes(std::get<ImplPtr>(r))) children.push_back(h->spec);
+  }
+  return children;
+}
+
+}  // namespace
+
+TEST_CASE("the tile grid: 2^i and 3*2^i below the extent, then the extent", "[sched][enumerate]") {
+  CHECK(tile_sizes(64, true) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64});
+  CHECK(tile_sizes(7, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6});
+  CHECK(tile_sizes(1, true) == std::vector<std::int64_t>{1});
+  CHECK(tile_sizes(1, false).empty());
+  CHECK(tile_sizes(1000, false).back() == 768);
+}
+
+TEST_CASE("enumerate: 6x64 register tiles and boundary-leaving sizes are reachable", "[sched][enumerate]") {
+  const Spec s = matmul({64, 64}, {64, 64}, true);
+  const auto actions = enumerate_actions(s, avx512());
+  CHECK(contains(actions, Action{TileOut{{6, 64}, false}}));
+  CHECK(contains(actions, Action{TileOut{{6, 64}, true}}));
+  CHECK(contains(actions, Action{TileOut{{48, 12}, false}}));  // neither divides 64
+  CHECK(contains(actions, Action{Split{24}}));
+  CHECK_FALSE(contains(actions, Action{TileOut{{64, 64}, false}}));
+  CHECK_FALSE(contains(actions, Action{Split{64}}));
+  CHECK(contains(actions, Action{MoveTo{1, Level::L1, Layout::blocked(1, 16), 0}}));
+  CHECK(contains(actions, Action{MoveTo{0, Level::L2, Layout::row_major(), 0}}));  // an alias
+  // Per operand: GL blocked and col-major (row-major changes nothing), L2 and L1 in all three; a 64x64 f32
+  // tensor exceeds the register files.
+  CHECK(only<MoveTo>(actions).size() == 3 * 8);
+  CHECK(only<Select>(actions).empty());
+}
+
+TEST_CASE("enumerate: the documented order, deterministic", "[sched][enumerate]") {
+  Spec s = conv({8, 8, 2}, {3, 3, 2, 4}, true);
+  s.serial_only = true;
+  const auto a = enumerate_actions(s, avx512());
+  CHECK(a == enumerate_actions(s, avx512()));
+  std::vector<std::size_t> kinds;
+  for (const auto& x : a) kinds.push_back(x.index());
+  CHECK(std::is_sorted(kinds.begin(), kinds.end()));
+  CHECK(only<TileOut>(a).front().tile == Shape{1, 1, 1});
+  for (const auto& t : only<TileOut>(a)) CHECK_FALSE(t.parallel);
+  CHECK(only<Slide>(a).size() == 2 * 4 * 3);  // dims 0, 1; sizes 1, 2, 3, 4 below 6; GL, L2, L1
+  CHECK(only<Split>(a).size() == 1);
+}
+
+TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][enumerate]") {
+  const auto z = enumerate_actions(zero({1, 16}), avx512());
+  CHECK(contains(z, Action{MoveTo{0, Level::VRF, Layout::row_major(), 16}}));
+  CHECK(contains(z, Action{MoveTo{0, Level::RF, Layout::row_major(), 0}}));  // 64 bytes: RF's capacity
+  const auto r = enumerate_actions(zero({1, 17}), avx512());
+  CHECK_FALSE(contains(r, Action{MoveTo{0, Level::RF, Layout::row_major(), 0}}));
+  CHECK_FALSE(contains(r, Action{MoveTo{0, Level::VRF, Layout::row_major(), 16}}));
+  const Spec v{Zero{}, {ts({1, 16}, Level::VRF, Layout::row_major(), 16)}, false};
+  CHECK(only<Select>(enumerate_actions(v, avx512())).size() == 1);
+  CHECK(contains(enumerate_actions(matmul({4, 4}, {4, 4}), avx512()), Action{ToAccum{}}));
+  const Spec c = compose({Conv{}, ReduceSum{2, false}, Conv{}}, {{10, 10}, {5, 5, 6}, {5, 5, 6}});
+  CHECK(only<Bufferize>(enumerate_actions(c, avx512())).size() == 4);
+}
+
+TEST_CASE("enumerate: every returned action applies, on random Specs and their subproblems", "[sched][enumerate]") {
+  const std::uint64_t seed = test_seed(4242);
+  std::cout << "enumerate seed " << seed << " (KRIEK_SEED overrides)\n";
+  std::mt19937_64 rng(seed);
+  std::size_t specs = 0;
+  for (int round = 0; round < 12; ++round) {
+    for (int kind = 0; kind < kRandomKinds; ++kind) {
+      const Spec s = random_spec(rng, kind);
+      INFO("spec " << text(s));
+      auto children = check_all_apply(s, avx512());
+      check_all_apply(s, scalar_target());
+      ++specs;
+      // A few subproblems, which reach registers, windows and pipelines.
+      for (std::size_t i = 0; i < children.size(); i += 1 + children.size() / 8) {
+        INFO("child " << text(children[i]));
+        check_all_apply(children[i], avx512());
+        ++specs;
+      }
+    }
+  }
+  CHECK(specs > 200);
+}
+
+TEST_CASE("enumerate is fast on large Specs", "[sched][enumerate]") {
+  const Spec mm = matmul({1024, 1024}, {1024, 1024}, true);
+  const Spec cv = conv({1, 130, 130, 64}, {3, 3, 64, 128}, true);
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t n = 0;
+  for (int i = 0; i < 20; ++i) n += enumerate_actions(mm, avx512()).size() + enumerate_actions(cv, avx512()).size();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "enumerate: " << n / 20 << " actions per round in " << ms / 20 << " ms\n";
+  CHECK(ms / 20 < 50);
+}

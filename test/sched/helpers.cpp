@@ -1,0 +1,122 @@
+// The sched test helpers (see helpers.h).
+#include "helpers.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "impl/interpreter.h"
+#include "spec/reference.h"
+
+namespace kriek::sched_test {
+
+const Target& avx512() {
+  static const Target t = named_target("avx512");
+  return t;
+}
+
+const Target& scalar_target() {
+  static const Target t = named_target("scalar");
+  return t;
+}
+
+TensorSpec ts(Shape shape, Level level, Layout layout, std::uint32_t vs) {
+  TensorSpec t;
+  t.shape = std::move(shape);
+  t.level = level;
+  t.layout = layout;
+  t.vector_size = vs;
+  return t;
+}
+
+namespace {
+Spec inferred(Op op, std::vector<Shape> inputs) {
+  Spec s{op, {}, false};
+  for (auto& in : inputs) s.operands.push_back(ts(in));
+  s.operands.push_back(ts(infer_output_shape(op, inputs)));
+  return s;
+}
+}  // namespace
+
+Spec matmul(Shape a, Shape b, bool accumulate) { return inferred(Matmul{accumulate}, {a, b}); }
+Spec conv(Shape img, Shape filters, bool accumulate) { return inferred(Conv{accumulate}, {img, filters}); }
+Spec move_spec(TensorSpec in, TensorSpec out) { return Spec{Move{}, {std::move(in), std::move(out)}, false}; }
+Spec zero(Shape out) { return Spec{Zero{}, {ts(std::move(out))}, false}; }
+Spec relu(Shape shape) { return inferred(Unary{UnaryOp::relu}, {shape}); }
+Spec binary(BinaryOp op, Shape a, Shape b) { return inferred(Binary{op}, {a, b}); }
+Spec reducesum(Shape in, std::uint8_t axis, bool accumulate) {
+  return inferred(ReduceSum{axis, accumulate}, {in});
+}
+Spec compose(std::vector<PrimitiveOp> stages, std::vector<Shape> inputs) {
+  return inferred(Compose{std::move(stages)}, std::move(inputs));
+}
+
+std::string text(const Spec& spec) {
+  std::ostringstream out;
+  out << spec;
+  return out.str();
+}
+
+ImplPtr applied(const Action& action, const Spec& spec, const Target& target) {
+  ApplyResult r = apply(action, spec, target);
+  if (const auto* na = std::get_if<NotApplicable>(&r)) {
+    FAIL("`" << action_text(action, spec) << "` on " << text(spec) << " does not apply: " << na->reason);
+  }
+  return std::get<ImplPtr>(r);
+}
+
+std::string reason(const Action& action, const Spec& spec, const Target& target) {
+  ApplyResult r = apply(action, spec, target);
+  if (std::holds_alternative<ImplPtr>(r)) FAIL("`" << action_text(action, spec) << "` on " << text(spec) << " applies");
+  return std::get<NotApplicable>(r).reason;
+}
+
+double interpret_error(const ImplPtr& impl, std::mt19937_64& rng) {
+  const Spec& spec = impl->spec;
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<std::vector<float>> buffers;
+  for (const auto& t : spec.operands) {
+    std::vector<float> b(static_cast<std::size_t>(t.elements()));
+    for (auto& x : b) x = dist(rng);
+    buffers.push_back(std::move(b));
+  }
+  std::vector<float> expected = buffers.back();
+  std::vector<const float*> inputs;
+  for (std::size_t i = 0; i + 1 < buffers.size(); ++i) inputs.push_back(buffers[i].data());
+  reference(spec, inputs, expected.data());
+  std::vector<float*> operands;
+  for (auto& b : buffers) operands.push_back(b.data());
+  interpret(impl, operands);
+  double worst = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const double e = expected[i], got = buffers.back()[i];
+    const double err = std::isnan(got) ? 1e30 : std::abs(got - e) / std::max(1.0, std::abs(e));
+    worst = std::max(worst, err);
+  }
+  return worst;
+}
+
+std::uint64_t test_seed(std::uint64_t fallback) {
+  const char* s = std::getenv("KRIEK_SEED");
+  return s ? std::strtoull(s, nullptr, 10) : fallback;
+}
+
+void check_golden(const std::string& name, const std::string& text) {
+  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/test/sched/golden/" + name + ".txt";
+  if (std::getenv("UPDATE_GOLDEN") != nullptr) {
+    std::ofstream(path) << text;
+    WARN("rewrote " << path);
+    return;
+  }
+  std::ifstream in(path);
+  INFO("golden file " << path << " (UPDATE_GOLDEN=1 rewrites it)");
+  REQUIRE(in.good());
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(text == expected.str());
+}
+
+}  // namespace kriek::sched_test

@@ -1,0 +1,51 @@
+// Helpers for the sched tests: short constructors of TensorSpecs and Specs of every op kind, the outcome of an
+// action (Impl or reason), the check that an Impl interpreted on random inputs equals reference(), and golden
+// files under test/sched/golden/ (UPDATE_GOLDEN=1 rewrites them).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "sched/action.h"
+
+namespace kriek::sched_test {
+
+const Target& avx512();
+const Target& scalar_target();
+
+TensorSpec ts(Shape shape, Level level = Level::GL, Layout layout = Layout::row_major(), std::uint32_t vs = 0);
+Spec matmul(Shape a, Shape b, bool accumulate = false);
+/// Conv of `img` with `filters`, the output shape inferred; all in GL row-major.
+Spec conv(Shape img, Shape filters, bool accumulate = false);
+Spec move_spec(TensorSpec in, TensorSpec out);
+Spec zero(Shape out);
+Spec relu(Shape shape);
+Spec binary(BinaryOp op, Shape a, Shape b);
+Spec reducesum(Shape in, std::uint8_t axis, bool accumulate = false);
+/// A Compose of `stages` over GL row-major `inputs`, the output shape inferred.
+Spec compose(std::vector<PrimitiveOp> stages, std::vector<Shape> inputs);
+
+/// The Impl the action makes; fails the test with the reason when it does not apply.
+ImplPtr applied(const Action& action, const Spec& spec, const Target& target = avx512());
+/// The reason the action does not apply; fails the test when it applies.
+std::string reason(const Action& action, const Spec& spec, const Target& target = avx512());
+
+/// Fills the operands of `spec` with random values from `rng`, runs `impl` in the interpreter and reference() on
+/// copies, and returns the largest error relative to max(1, |expected|).
+double interpret_error(const ImplPtr& impl, std::mt19937_64& rng);
+/// The seed from KRIEK_SEED, or `fallback`.
+std::uint64_t test_seed(std::uint64_t fallback);
+
+inline constexpr int kRandomKinds = 8;
+/// A random valid Spec (random_specs.cpp) of kind `kind` (0 matmul, 1 conv, 2 move, 3 zero, 4 relu, 5 binary,
+/// 6 reducesum, 7 compose): batched matmuls, the three conv forms, broadcasting binaries, Composes of 2-3 stages;
+/// operands at random memory levels and layouts, sometimes strided or unaligned; extents 1 to 12.
+Spec random_spec(std::mt19937_64& rng, int kind);
+
+/// Compares `text` with test/sched/golden/<name>.txt; UPDATE_GOLDEN=1 rewrites the file instead.
+void check_golden(const std::string& name, const std::string& text);
+
+std::string text(const Spec& spec);
+
+}  // namespace kriek::sched_test

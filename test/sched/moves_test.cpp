@@ -1,0 +1,193 @@
+// move_to, to_accum, bufferize and select: one test per numbered precondition (expecting its reason) and the
+// nodes they make (alias or copy, load and store, the zero-then-accumulate Block, the pipeline buffer, kernels).
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+
+using namespace kriek;
+using namespace kriek::sched_test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+TensorSpec vrf(Shape s) { return ts(std::move(s), Level::VRF, Layout::row_major(), 16); }
+MoveTo to(std::uint8_t op, Level l, Layout layout = Layout::row_major(), std::uint32_t vs = 0) {
+  return MoveTo{op, l, layout, vs};
+}
+const MoveOp& move_of(const ImplPtr& n) { return std::get<MoveOp>(n->kind); }
+
+}  // namespace
+
+TEST_CASE("move_to (1): the operand exists", "[sched][move_to]") {
+  CHECK_THAT(reason(to(3, Level::L1), matmul({4, 4}, {4, 4})),
+             Contains("move_to (1): operand 3 does not exist; the Spec has 3"));
+}
+
+TEST_CASE("move_to (2): the level exists", "[sched][move_to]") {
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), relu({1, 16}), scalar_target()),
+             Contains("move_to (2): target scalar has no level VRF"));
+}
+
+TEST_CASE("move_to (3): not to a slower level", "[sched][move_to]") {
+  Spec s = relu({4, 4});
+  s.operands[0].level = Level::L1;
+  CHECK_THAT(reason(to(0, Level::L2), s), Contains("move_to (3): L2 is slower than operand 0's L1"));
+}
+
+TEST_CASE("move_to (4): the layout suits the rank", "[sched][move_to]") {
+  CHECK_THAT(reason(to(0, Level::L1, Layout::blocked(2, 4)), relu({4, 4})),
+             Contains("move_to (4): layout blk2:4 is invalid for rank 2"));
+  CHECK_THAT(reason(to(0, Level::L1, Layout::blocked(1, 0)), relu({4, 4})), Contains("move_to (4)"));
+}
+
+TEST_CASE("move_to (5): the move changes something", "[sched][move_to]") {
+  CHECK_THAT(reason(to(0, Level::GL), relu({4, 4})),
+             Contains("move_to (5): operand 0 is already in GL row, aligned and contiguous"));
+  // Column-major places a 1x8 row like row-major does.
+  CHECK_THAT(reason(to(0, Level::GL, Layout::col_major()), relu({1, 8})), Contains("move_to (5)"));
+  // A copy that makes a strided operand contiguous changes something.
+  Spec s = relu({4, 4});
+  s.operands[0].contiguous = false;
+  CHECK_FALSE(move_of(applied(to(0, Level::GL), s)).alias);
+}
+
+TEST_CASE("move_to (6): vector sizes only in VRF, the target's", "[sched][move_to]") {
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 8), relu({1, 16})),
+             Contains("move_to (6): vector size 8 differs from the target's 16 for f32"));
+  CHECK_THAT(reason(to(0, Level::L1, {}, 16), relu({1, 16})), Contains("move_to (6): vector size 16 outside VRF"));
+}
+
+TEST_CASE("move_to (7): VRF holds row-major whole registers", "[sched][move_to]") {
+  CHECK_THAT(reason(to(0, Level::VRF, Layout::col_major(), 16), relu({2, 16})),
+             Contains("move_to (7): VRF holds row-major registers, not col"));
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), relu({3, 5})),
+             Contains("move_to (7): 3x5 does not split into whole registers of 16 elements"));
+  applied(to(0, Level::VRF, {}, 16), relu({4, 4}));  // one register spans four rows
+}
+
+TEST_CASE("move_to (8): registers have a capacity", "[sched][move_to]") {
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), relu({64, 64})),
+             Contains("move_to (8): 64x64 takes 16384 bytes but VRF holds 2048"));
+  CHECK_THAT(reason(to(1, Level::RF), relu({4, 5})), Contains("move_to (8): 4x5 takes 80 bytes but RF holds 64"));
+}
+
+TEST_CASE("move_to (9): register files do not mix", "[sched][move_to]") {
+  const Spec s{Unary{}, {ts({1, 16}, Level::RF), ts({1, 16})}, false};
+  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), s), Contains("move_to (9): operand 0 is in RF"));
+  const Spec v{Unary{}, {vrf({1, 16}), ts({1, 16})}, false};
+  CHECK_THAT(reason(to(1, Level::RF), v), Contains("move_to (9): operand 0 is in VRF"));
+  CHECK_THAT(reason(to(0, Level::RF), v), Contains("move_to (9)"));
+}
+
+TEST_CASE("move_to (10): a vector kernel serves the operand in VRF", "[sched][move_to]") {
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), conv({4, 4}, {1, 1, 16})),
+             Contains("move_to (10): no vector kernel implements conv"));
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), matmul({16, 16}, {16, 16})),
+             Contains("move_to (10): vector kernels read the lhs from memory"));
+  CHECK_THAT(reason(to(2, Level::VRF, {}, 16), matmul({4, 4}, {4, 8})), Contains("n = 8 is not a multiple"));
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), binary(BinaryOp::add, {4, 16}, {1, 16})),
+             Contains("vector kernels do not broadcast"));
+  const Spec m = move_spec(vrf({1, 16}), ts({1, 16}, Level::L1));
+  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), m), Contains("no kernel copies between registers"));
+  applied(to(1, Level::VRF, {}, 16), matmul({4, 4}, {4, 16}));
+  applied(to(0, Level::VRF, {}, 16), zero({2, 16}));
+}
+
+TEST_CASE("move_to: cache moves that keep the placement alias", "[sched][move_to]") {
+  Spec s = matmul({8, 8}, {8, 8});
+  s.operands[0].contiguous = false;
+  const MoveOp& a = move_of(applied(to(0, Level::L1), s));
+  CHECK(a.alias);
+  CHECK_FALSE(a.load);
+  CHECK(a.dest.level == Level::L1);
+  CHECK_FALSE(a.dest.contiguous);  // keeps the operand's placement
+  const MoveOp& c = move_of(applied(to(0, Level::L1, Layout::col_major()), s));
+  CHECK_FALSE(c.alias);
+  CHECK((c.load && !c.store && c.dest.contiguous && c.dest.aligned));
+  CHECK(c.dest.layout == Layout::col_major());
+}
+
+TEST_CASE("move_to: loads inputs and accumulating outputs, stores outputs", "[sched][move_to]") {
+  const MoveOp& plain = move_of(applied(to(2, Level::RF), matmul({1, 1}, {1, 1})));
+  CHECK((!plain.load && plain.store));
+  const MoveOp& acc = move_of(applied(to(2, Level::RF), matmul({1, 1}, {1, 1}, true)));
+  CHECK((acc.load && acc.store));
+  const ImplPtr v = applied(to(1, Level::VRF, {}, 16), matmul({4, 4}, {4, 16}));
+  CHECK(move_of(v).dest == vrf({4, 16}));
+  CHECK(v->children.size() == 2);  // body, load
+}
+
+TEST_CASE("to_accum (1): an op with an accumulating form", "[sched][to_accum]") {
+  CHECK_THAT(reason(ToAccum{}, relu({4, 4})), Contains("to_accum (1): relu has no accumulating form"));
+  CHECK_THAT(reason(ToAccum{}, compose({Matmul{}, Unary{}}, {{4, 4}, {4, 4}})),
+             Contains("to_accum (1): compose whose last stage has no accumulating form"));
+}
+
+TEST_CASE("to_accum (2): not accumulating already", "[sched][to_accum]") {
+  CHECK_THAT(reason(ToAccum{}, matmul({4, 4}, {4, 4}, true)), Contains("to_accum (2): matmul accumulates already"));
+}
+
+TEST_CASE("to_accum: zero the output, then accumulate", "[sched][to_accum]") {
+  const ImplPtr n = applied(ToAccum{}, conv({6, 6}, {3, 3, 2}));
+  const auto& b = std::get<Block>(n->kind);
+  CHECK(b.operands == std::vector<std::vector<std::uint8_t>>{{2}, {0, 1, 2}});
+  CHECK(std::holds_alternative<Zero>(n->children[0]->spec.op));
+  CHECK(std::get<Conv>(n->children[1]->spec.op).accumulate);
+  const ImplPtr c = applied(ToAccum{}, compose({Unary{}, ReduceSum{0, false}}, {{4, 4}}));
+  CHECK(accumulates(c->children[1]->spec.op));
+}
+
+TEST_CASE("bufferize (1): a Compose", "[sched][bufferize]") {
+  CHECK_THAT(reason(Bufferize{1, Level::GL, {}}, relu({4, 4})), Contains("bufferize (1): bufferize cuts a compose, not relu"));
+}
+
+TEST_CASE("bufferize (2): 1 <= cut < stages", "[sched][bufferize]") {
+  const Spec s = compose({Matmul{}, Unary{}}, {{4, 4}, {4, 4}});
+  CHECK_THAT(reason(Bufferize{0, Level::GL, {}}, s), Contains("bufferize (2): cut 0 is not in [1, 2)"));
+  CHECK_THAT(reason(Bufferize{2, Level::GL, {}}, s), Contains("bufferize (2): cut 2 is not in [1, 2)"));
+}
+
+TEST_CASE("bufferize (3): the level exists", "[sched][bufferize]") {
+  const Spec s = compose({Matmul{}, Unary{}}, {{4, 4}, {4, 4}});
+  CHECK_THAT(reason(Bufferize{1, Level::VRF, {}}, s, scalar_target()), Contains("bufferize (3): target scalar has no level VRF"));
+}
+
+TEST_CASE("bufferize (4): buffers live in memory", "[sched][bufferize]") {
+  const Spec s = compose({Matmul{}, Unary{}}, {{4, 4}, {4, 4}});
+  CHECK_THAT(reason(Bufferize{1, Level::RF, {}}, s), Contains("bufferize (4): pipeline buffers live in memory, not RF"));
+}
+
+TEST_CASE("bufferize (5): the layout suits the intermediate", "[sched][bufferize]") {
+  const Spec s = compose({Conv{}, ReduceSum{2, false}, Conv{}}, {{10, 10}, {5, 5, 6}, {5, 5, 6}});
+  CHECK_THAT(reason(Bufferize{2, Level::L1, Layout::blocked(2, 8)}, s),
+             Contains("bufferize (5): layout blk2:8 is invalid for the rank-2 intermediate"));
+  applied(Bufferize{1, Level::L1, Layout::blocked(2, 8)}, s);
+}
+
+TEST_CASE("bufferize: the buffer has the intermediate's shape", "[sched][bufferize]") {
+  const Spec s = compose({Conv{}, ReduceSum{2, false}, Conv{}}, {{10, 10}, {5, 5, 6}, {5, 5, 6}});
+  const ImplPtr n = applied(Bufferize{2, Level::L1, Layout::col_major()}, s);
+  const auto& p = std::get<Pipeline>(n->kind);
+  CHECK(p.buffer == ts({6, 6}, Level::L1, Layout::col_major()));
+  CHECK(std::holds_alternative<Compose>(n->children[0]->spec.op));
+  CHECK(std::holds_alternative<Conv>(n->children[1]->spec.op));
+}
+
+TEST_CASE("select (1): the kernel is legal", "[sched][select]") {
+  CHECK_THAT(reason(Select{KernelKind::scalar_mult_add}, matmul({1, 1}, {1, 1})),
+             Contains("select (1): scalar_mult_add: matmul does not accumulate"));
+  const Spec s{Zero{}, {ts({1, 16}, Level::VRF, Layout::row_major(), 16)}, false};
+  CHECK(std::get<KernelCall>(applied(Select{KernelKind::vec_zero}, s)->kind).kernel == KernelKind::vec_zero);
+}
+
+TEST_CASE("action_text: the REPL's words", "[sched]") {
+  CHECK(action_text(TileOut{{32, 32}, true}) == "tile_out 32 32 parallel");
+  CHECK(action_text(Split{64}) == "split 64");
+  CHECK(action_text(Slide{0, 32, Level::L1, {}}) == "slide 0 32 L1 row");
+  CHECK(action_text(MoveTo{2, Level::VRF, {}, 16}) == "move op2 VRF row v16");
+  CHECK(action_text(MoveTo{2, Level::L1, Layout::blocked(1, 16), 0}, matmul({4, 4}, {4, 4})) == "move out L1 blk1:16");
+  CHECK(action_text(MoveTo{0, Level::L1, {}, 0}, matmul({4, 4}, {4, 4})) == "move in0 L1 row");
+  CHECK(action_text(ToAccum{}) == "to_accum");
+  CHECK(action_text(Bufferize{1, Level::GL, {}}) == "bufferize 1 GL row");
+  CHECK(action_text(Select{KernelKind::bcast_fma}) == "select bcast_fma");
+}
