@@ -1,4 +1,6 @@
 // Pareto frontiers: for one Spec, the Impls (as decisions) that no other beats in both cost and peak memory.
+// Memory is compared coarsely (MemoryUse::coarse: each bounded level rounded up to a power of two), so a frontier
+// keeps at most one entry per memory class and stays small; entries store their exact cost and peak.
 // Entries are kept in a total order (cost, then peak per level, then the action's enumeration rank) so that a
 // frontier never depends on the order in which parallel tasks finished.
 #pragma once
@@ -38,7 +40,7 @@ struct Frontier {
 
 /// The total order of entries: cost, then peak (level by level), then rank.
 bool entry_before(const FrontierEntry& a, const FrontierEntry& b);
-/// True when `a` is at least as good as `b` in cost and in every level's memory.
+/// True when `a` is at least as good as `b` in cost and in every level's coarse memory.
 bool dominates(const FrontierEntry& a, const FrontierEntry& b);
 
 /// Sorts `entries` by entry_before and removes every entry dominated by an earlier one.

@@ -33,6 +33,11 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       for (const TensorSpec& in : spec.inputs()) c += access(m, in);
       return c;
     }
+    case KernelKind::direct_conv: {
+      // One multiply-add per window element, each reading an image and a filter element.
+      const Cost macs = static_cast<Cost>(spec.input(1).elements());
+      return macs * (m.scalar_op + access(m, spec.input(0)) + access(m, spec.input(1)));
+    }
     case KernelKind::scalar_copy:
       return m.scalar_op / 2 + access(m, spec.input(0)) + access(m, out);
     case KernelKind::scalar_zero:

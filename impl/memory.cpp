@@ -37,6 +37,16 @@ bool MemoryUse::at_most(const MemoryUse& o) const {
   return true;
 }
 
+MemoryUse MemoryUse::coarse() const {
+  MemoryUse r;
+  for (std::size_t i = 1; i < bytes.size(); ++i) {
+    std::int64_t p = bytes[i] > 0 ? 1 : 0;
+    while (p > 0 && p < bytes[i]) p *= 2;
+    r.bytes[i] = p;
+  }
+  return r;
+}
+
 MemoryUse capacities(const Target& target) {
   MemoryUse m;
   for (const LevelInfo& l : target.levels) m[l.level] = l.capacity;

@@ -29,8 +29,11 @@ struct MemoryUse {
   MemoryUse plus(const MemoryUse& o) const;
   /// Every level at most `limits` (a limit of 0 means unbounded).
   bool fits(const MemoryUse& limits) const;
-  /// No level uses more than in `o` (the memory half of Pareto dominance).
+  /// No level uses more than in `o`.
   bool at_most(const MemoryUse& o) const;
+  /// The coarse view the search compares: each bounded level rounded up to a power of two, main memory (GL,
+  /// unbounded) dropped. Frontiers keep one entry per such memory class.
+  MemoryUse coarse() const;
 
   friend bool operator==(const MemoryUse&, const MemoryUse&) = default;
   friend auto operator<=>(const MemoryUse&, const MemoryUse&) = default;

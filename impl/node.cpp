@@ -197,10 +197,17 @@ ImplPtr make_with_holes(Spec spec, NodeKind kind, const Target& target) {
       kind);
 }
 
+std::vector<std::size_t> child_print_order(const ImplNode& node) {
+  std::vector<std::size_t> order(node.children.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  if (const auto* m = std::get_if<MoveOp>(&node.kind); m && m->load) std::swap(order[0], order[1]);
+  return order;
+}
+
 namespace {
 void collect_holes(const ImplPtr& node, std::vector<const ImplNode*>& out) {
   if (node->is_hole()) out.push_back(node.get());
-  for (const auto& c : node->children) collect_holes(c, out);
+  for (std::size_t i : child_print_order(*node)) collect_holes(node->children[i], out);
 }
 
 ImplPtr replace_nth(const ImplPtr& node, std::size_t& remaining, bool& done, const ImplPtr& replacement) {
@@ -211,11 +218,11 @@ ImplPtr replace_nth(const ImplPtr& node, std::size_t& remaining, bool& done, con
     check_child(replacement, node->spec, "hole replacement");
     return replacement;
   }
-  std::vector<ImplPtr> children;
+  std::vector<ImplPtr> children = node->children;
   bool changed = false;
-  for (const auto& c : node->children) {
-    children.push_back(replace_nth(c, remaining, done, replacement));
-    changed |= children.back() != c;
+  for (std::size_t i : child_print_order(*node)) {
+    children[i] = replace_nth(node->children[i], remaining, done, replacement);
+    changed |= children[i] != node->children[i];
   }
   if (!changed) return node;
   return std::make_shared<const ImplNode>(ImplNode{node->spec, node->kind, std::move(children)});

@@ -131,11 +131,14 @@ ImplPtr with_children(const ImplNode& node, std::vector<ImplPtr> children);
 /// A node whose children are Holes of the Specs it needs: what a Sched operator returns.
 ImplPtr make_with_holes(Spec spec, NodeKind kind, const Target& target);
 
-/// Holes in the tree, in pre-order (the order holes are named h1, h2, ...).
+/// The order in which a node's children are printed and its holes numbered: a move's prologue, then its body,
+/// then its epilogue; every other node's children in order.
+std::vector<std::size_t> child_print_order(const ImplNode& node);
+/// Holes in the tree, in print order (the order holes are named h1, h2, ...).
 std::vector<const ImplNode*> holes(const ImplPtr& root);
 /// True when the tree has no holes.
 bool is_complete(const ImplPtr& root);
-/// Replaces the `index`-th hole (pre-order) by `replacement`, which must implement that hole's Spec.
+/// Replaces the `index`-th hole (print order) by `replacement`, which must implement that hole's Spec.
 ImplPtr replace_hole(const ImplPtr& root, std::size_t index, ImplPtr replacement);
 
 }  // namespace kriek

@@ -99,7 +99,7 @@ class Printer {
  private:
   void number_holes(const ImplPtr& n, const Path& path) {
     if (n->is_hole()) holes_[path] = static_cast<int>(holes_.size()) + 1;
-    for (std::size_t i = 0; i < n->children.size(); ++i) {
+    for (std::size_t i : child_print_order(*n)) {
       Path child = path;
       child.push_back(i);
       number_holes(n->children[i], child);

@@ -62,6 +62,13 @@ class Defaulter {
     const auto r = reduction_of(spec);
     if (!to_accum_fails(ToAccum{}, spec, target_)) return then(ToAccum{}, spec);
     if (r && r->extent > 1) return then(Split{1}, spec);
+    if (std::holds_alternative<Move>(spec.op)) {
+      // A copy between memories goes through a register.
+      if (spec.input(0).level != Level::RF && out.level != Level::RF) {
+        return then(MoveTo{0, Level::RF, Layout::row_major(), 0}, spec);
+      }
+      fail(spec, "the target has no kernel for it");
+    }
     if (out.level != Level::RF) return then(output_to(Level::RF, spec), spec);
     fail(spec, "the target has no kernel for it");
   }

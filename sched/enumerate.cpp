@@ -15,6 +15,9 @@ namespace {
 
 using namespace sched_detail;
 
+/// Parallel loops only for Specs of at least this much work: a thread team costs thousands of cycles to start.
+constexpr double kParallelMinFlops = 1 << 22;
+
 void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const Shape& shape = spec.output().shape;
   const std::size_t rank = shape.size();
@@ -28,11 +31,12 @@ void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out)
   out.reserve(out.size() + 2 * total + 64);
   std::vector<std::size_t> at(rank, 0);
   TileOut t{Shape(rank), false};
+  const bool parallel_worthwhile = flop_count(spec) >= kParallelMinFlops;
   while (true) {
     for (std::size_t d = 0; d < rank; ++d) t.tile[d] = grids[d][at[d]];
     if (t.tile != shape && !tile_out_fails(t, spec, target)) {
       out.emplace_back(t);
-      if (!spec.serial_only) out.emplace_back(TileOut{t.tile, true});
+      if (!spec.serial_only && parallel_worthwhile) out.emplace_back(TileOut{t.tile, true});
     }
     std::size_t d = rank;
     while (d > 0 && ++at[d - 1] == grids[d - 1].size()) at[--d] = 0;
@@ -77,10 +81,13 @@ void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
     const TensorSpec& t = spec.operands[i];
     if (!target.has_level(t.level)) continue;
     const std::uint32_t width = target.vector_elements(t.dtype);
-    std::vector<Layout> layouts{Layout::row_major()};
-    if (t.rank() >= 2) {
-      if (width > 1) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), width));
-      layouts.push_back(Layout::col_major());
+    const bool is_output = i + 1 == spec.operands.size();
+    // Caches take an operand in its own layout (an alias); inputs may also be packed row-major or with the
+    // innermost dimension blocked by the vector width. Outputs are not packed.
+    std::vector<Layout> layouts{t.layout};
+    if (!is_output) {
+      layouts.push_back(Layout::row_major());
+      if (t.rank() >= 2 && width > 1) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), width));
     }
     // Drop layouts that place this shape's elements like an earlier one.
     std::vector<Layout> distinct;
@@ -90,9 +97,14 @@ void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
       if (!seen) distinct.push_back(l);
     }
     const auto op = static_cast<std::uint8_t>(i);
+    const std::int64_t l1_bytes = target.has_level(Level::L1) ? target.level(Level::L1).capacity : 0;
     for (const LevelInfo& info : target.levels) {
       const Level l = info.level;
-      if (target.faster(t.level, l)) continue;
+      if (!target.faster(l, t.level)) continue;
+      if (info.capacity > 0 && t.bytes() > info.capacity) continue;
+      // Scalar registers take single elements (vector registers hold the tiles); L2 what L1 cannot hold.
+      if (l == Level::RF && t.elements() != 1) continue;
+      if (l == Level::L2 && t.bytes() * 2 <= l1_bytes) continue;
       if (is_register_level(l)) {
         MoveTo m{op, l, Layout::row_major(), l == Level::VRF ? width : 0u};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);

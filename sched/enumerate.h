@@ -8,14 +8,17 @@
 //
 // The order (deterministic, a function of the Spec and target only):
 //   1. tile_out over the product of the output dimensions' grids (E included, the whole output excluded),
-//      dimension 0 outermost, sizes increasing; each tile serial, then parallel unless serial_only;
+//      dimension 0 outermost, sizes increasing; each tile serial, then parallel unless serial_only or the Spec
+//      has under 4 MFLOP of work (a thread team costs more than it saves there);
 //   2. split over the grid below the reduction extent;
 //   3. slide of each spatial output dimension of a Conv over the grid below its extent, with the window at GL,
 //      L2, L1 (those the target has and not slower than the image), row-major;
-//   4. move_to of each operand (inputs, then the output) to each level not slower than its own, slowest first:
-//      GL, L2, L1 in row-major, then for rank >= 2 blocked by the vector width on the innermost dimension and
-//      column-major (a layout that places elements like an earlier one is skipped; a cache move that keeps the
-//      placement is an alias); VRF row-major with the target's vector size; RF row-major;
+//   4. move_to of each operand (inputs, then the output) to each level faster than its own that holds it,
+//      slowest first: L2 (only operands larger than half of L1), L1 in the operand's own layout (an alias),
+//      and for inputs also row-major and, for rank >= 2, blocked by the vector width on the innermost
+//      dimension (a layout that places elements like an earlier one is skipped; outputs are never packed);
+//      VRF row-major with the target's vector size; RF row-major for single elements. Column-major and other
+//      layouts stay reachable by hand (the fluent API, the REPL) but the search does not try them;
 //   5. to_accum; 6. bufferize at each cut in GL, then L1, row-major; 7. select of every legal kernel.
 // Every action returned applies (the checks are the operators' own `*_fails` functions, which build no node).
 #pragma once

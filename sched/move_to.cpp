@@ -56,9 +56,19 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
     return not_applicable("move_to", 2, "target ", target.name, " has no level ", level_name(t.level),
                           " (where operand ", int(a.operand), " is)");
   }
-  if (target.faster(t.level, a.level)) {
-    return not_applicable("move_to", 3, level_name(a.level), " is slower than operand ", int(a.operand), "'s ",
+  const bool copy = std::holds_alternative<Move>(spec.op);
+  // A copy between VRF and a strided or re-laid-out memory tensor may first give the memory side a contiguous
+  // row-major buffer at its own level (vec_load and vec_store need one).
+  const bool vector_copy_relayout = copy && a.level == t.level && !is_register_level(t.level) &&
+                                    spec.operands[1 - a.operand].level == Level::VRF;
+  if (!target.faster(a.level, t.level) && !vector_copy_relayout) {
+    return not_applicable("move_to", 3, level_name(a.level), " is not faster than operand ", int(a.operand), "'s ",
                           level_name(t.level));
+  }
+  if (copy && !vector_copy_relayout &&
+      (a.operand != 0 || !is_register_level(a.level) || is_register_level(spec.input(0).level) ||
+       is_register_level(spec.output().level))) {
+    return not_applicable("move_to", 3, "a copy moves only its input, into registers, between two memories");
   }
   if (!layout_valid(a.layout, t.rank())) {
     return not_applicable("move_to", 4, "layout ", layout_text(a.layout), " is invalid for rank ", t.rank());

@@ -10,7 +10,11 @@ namespace kriek {
 /// Preconditions:
 ///   (1) `operand` indexes an operand of the Spec (inputs, then the output);
 ///   (2) the target has `level` (and the operand's own level);
-///   (3) `level` is not slower than the operand's level;
+///   (3) `level` is strictly faster than the operand's level, and of a copy (a Move Spec) only the input moves,
+///       into registers, when neither operand is in registers yet (a copy between memories goes through
+///       registers); the one exception is a copy to or from VRF, whose memory side may get a contiguous
+///       row-major buffer at its own level. These keep the search acyclic: without them a same-level
+///       re-layout, or a copy's operand moved where the other one is, restates a Spec as its own subproblem;
 ///   (4) `layout` is valid for the operand's rank;
 ///   (5) the move changes something: the level, the vector size, the placement of elements, or (for a copy)
 ///       makes a strided or unaligned operand contiguous and aligned;

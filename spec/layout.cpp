@@ -53,6 +53,9 @@ bool Layout::same_placement(const Layout& other, const Shape& shape) const {
     std::size_t non_unit = 0;
     for (auto e : shape) non_unit += e > 1;
     if (non_unit <= 1 && l.kind != Kind::blocked) return Layout::row_major();
+    if (l.kind == Kind::blocked && l.dim + 1u == shape.size() && shape[l.dim] == static_cast<std::int64_t>(l.block)) {
+      return Layout::row_major();  // one panel of the innermost dimension, unpadded
+    }
     if (l.kind == Kind::blocked && shape[l.dim] <= static_cast<std::int64_t>(l.block)) {
       // One panel: the blocked dimension is innermost, others row-major.
       bool others_unit = true;

@@ -41,10 +41,14 @@ void prune(std::vector<Partial>& ps) {
     return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak;
   });
   std::vector<Partial> kept;
+  std::vector<MemoryUse> kept_coarse;
   for (auto& p : ps) {
+    const MemoryUse c = p.peak.coarse();
     const bool dominated =
-        std::any_of(kept.begin(), kept.end(), [&](const Partial& k) { return k.peak.at_most(p.peak); });
-    if (!dominated) kept.push_back(std::move(p));
+        std::any_of(kept_coarse.begin(), kept_coarse.end(), [&](const MemoryUse& k) { return k.at_most(c); });
+    if (dominated) continue;
+    kept.push_back(std::move(p));
+    kept_coarse.push_back(c);
   }
   ps = std::move(kept);
 }
@@ -87,7 +91,9 @@ const Frontier& Synthesizer::solve_in_arena(const Spec& spec) {
         return;
       }
     }
-    compute(spec, s.frontier);
+    // Isolated: while waiting for its own subtasks, this thread must not pick up an outer task that needs this
+    // very Spec (it would wait on the flag it holds).
+    tbb::this_task_arena::isolate([&] { compute(spec, s.frontier); });
     stats_.specs_solved.fetch_add(1, std::memory_order_relaxed);
     stats_.frontier_entries.fetch_add(s.frontier.entries.size(), std::memory_order_relaxed);
   });

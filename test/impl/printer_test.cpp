@@ -58,13 +58,14 @@ TEST_CASE("root names by op kind", "[printer]") {
   CHECK(root_operand_names(pipeline_tree()->spec) == std::vector<std::string>{"in0", "in1", "in2", "out"});
 }
 
-TEST_CASE("holes are numbered in holes() order, a prologue hole after its body's", "[printer]") {
+TEST_CASE("holes are numbered in print order, a prologue hole before its body's", "[printer]") {
   const Spec s = matmul(ts({4, 4}), ts({4, 4}), ts({4, 4}));
   auto impl = move_of(s, 0, ts({4, 4}, Level::L1), hole, hole);
   PrintOptions options;
   options.specs = false;
-  CHECK(print_impl(impl, options) == "move[L1] lhsr <- lhs\n    load lhsr <- lhs\n        h2: hole\n    h1: hole\n");
-  CHECK(holes(impl)[0] == impl->children[0].get());
+  CHECK(print_impl(impl, options) == "move[L1] lhsr <- lhs\n    load lhsr <- lhs\n        h1: hole\n    h2: hole\n");
+  CHECK(holes(impl)[0] == impl->children[1].get());
+  CHECK(holes(impl)[1] == impl->children[0].get());
 }
 
 TEST_CASE("the annotation column is right-aligned after the longest line", "[printer]") {

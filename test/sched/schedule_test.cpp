@@ -57,7 +57,7 @@ TEST_CASE("illegal steps throw UserError with the numbered reason", "[sched][sch
   CHECK_THROWS_AS(s.tile_out({0, 4}), UserError);
   CHECK_THROWS_WITH(s.tile_out({0, 4}),
                     Contains("cannot apply `tile_out 0 4` to h1") && Contains("tile_out (2): tile extent 0"));
-  CHECK_THROWS_WITH(s.move_output(Level::GL), Contains("move_to (5)"));
+  CHECK_THROWS_WITH(s.move_output(Level::GL), Contains("move_to (3)"));
   CHECK_THROWS_WITH(s.move_input(2, Level::L1), Contains("move_input: input 2 does not exist"));
   CHECK_THROWS_WITH(s.slide(0, 2, Level::L1), Contains("slide (1)"));
   CHECK_THROWS_WITH(s.select(KernelKind::bcast_fma), Contains("select (1)"));

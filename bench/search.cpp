@@ -1,0 +1,47 @@
+// Search benchmark: cold synthesis of one Spec for the host target with a given thread count, printing wall
+// time, Specs solved, Specs/s, actions tried, the root frontier's size, the best cost and peak RSS as one line.
+// scripts/bench_search.sh runs it over the benchmark suite, one process per run so peak RSS is per run.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "spec/error.h"
+#include "spec/text.h"
+#include "synth/synthesizer.h"
+
+using namespace kriek;
+
+int main(int argc, char** argv) {
+  std::string spec_text_arg = "matmul 256x256x256 f32";
+  int threads = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+      threads = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--spec") && i + 1 < argc) {
+      spec_text_arg = argv[++i];
+    } else {
+      std::cerr << "usage: bench_search [--spec TEXT] [--threads N]\n";
+      return 1;
+    }
+  }
+  try {
+    const Target& target = host_target();
+    const Spec spec = parse_spec(spec_text_arg, target);
+    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{threads});
+    const auto start = std::chrono::steady_clock::now();
+    const Frontier& f = synth.solve(spec);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const auto solved = synth.stats().specs_solved.load();
+    std::cout << "spec=\"" << spec_text_arg << "\" threads=" << synth.threads() << " seconds=" << seconds
+              << " specs=" << solved << " specs_per_s=" << static_cast<std::uint64_t>(solved / seconds)
+              << " actions=" << synth.stats().actions_tried.load() << " frontier=" << f.entries.size()
+              << " best_cost=" << (f.empty() ? 0 : f.entries.front().cost)
+              << " peak_rss_mib=" << peak_rss_bytes() / (1024 * 1024) << "\n";
+    return 0;
+  } catch (const UserError& e) {
+    std::cerr << "bench_search: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,96 @@
+// Random Specs of every op kind for property tests, drawn from a seeded engine. The seed is printed by the
+// tests and KRIEK_SEED overrides it, so any failure can be replayed.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "spec/spec.h"
+#include "spec/target.h"
+
+namespace kriek::testing {
+
+/// The seed from KRIEK_SEED, or `fallback`.
+inline std::uint64_t test_seed(std::uint64_t fallback) {
+  const char* s = std::getenv("KRIEK_SEED");
+  return s ? std::strtoull(s, nullptr, 10) : fallback;
+}
+
+inline TensorSpec dense(Shape shape, Level level = Level::GL) {
+  TensorSpec t;
+  t.shape = std::move(shape);
+  t.level = level;
+  return t;
+}
+
+/// Random positive float data.
+inline std::vector<float> random_data(std::mt19937_64& rng, std::int64_t n) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+/// A random valid Spec of op kind `kind` (0..7: matmul, conv, move, zero, relu, binary, reducesum, compose)
+/// with extents in [1, max_extent], every operand in GL row-major.
+inline Spec random_spec(std::mt19937_64& rng, int kind, std::int64_t max_extent) {
+  auto ext = [&](std::int64_t lo = 1) {
+    return std::uniform_int_distribution<std::int64_t>(lo, std::max(lo, max_extent))(rng);
+  };
+  auto coin = [&] { return std::uniform_int_distribution<int>(0, 1)(rng) == 1; };
+  switch (kind) {
+    case 0: {
+      const auto m = ext(), k = ext(), n = ext();
+      return Spec{Matmul{coin()}, {dense({m, k}), dense({k, n}), dense({m, n})}};
+    }
+    case 1: {
+      const auto fh = std::uniform_int_distribution<std::int64_t>(1, 3)(rng);
+      const auto fw = std::uniform_int_distribution<std::int64_t>(1, 3)(rng);
+      const auto h = ext(fh), w = ext(fw), f = ext();
+      if (coin()) {
+        return Spec{Conv{coin()}, {dense({h, w}), dense({fh, fw, f}), dense({h - fh + 1, w - fw + 1, f})}};
+      }
+      const auto c = std::uniform_int_distribution<std::int64_t>(1, 4)(rng);
+      return Spec{Conv{coin()},
+                  {dense({h, w, c}), dense({fh, fw, c, f}), dense({h - fh + 1, w - fw + 1, f})}};
+    }
+    case 2: {
+      Shape s{ext(), ext()};
+      return Spec{Move{}, {dense(s), dense(s)}};
+    }
+    case 3: return Spec{Zero{}, {dense({ext(), ext()})}};
+    case 4: {
+      Shape s{ext(), ext()};
+      return Spec{Unary{UnaryOp::relu}, {dense(s), dense(s)}};
+    }
+    case 5: {
+      Shape s{ext(), ext()};
+      Shape b = s;
+      if (coin()) b[std::uniform_int_distribution<std::size_t>(0, 1)(rng)] = 1;
+      const BinaryOp op = static_cast<BinaryOp>(std::uniform_int_distribution<int>(0, 3)(rng));
+      return Spec{Binary{op}, {dense(s), dense(b), dense(s)}};
+    }
+    case 6: {
+      Shape s{ext(), ext()};
+      const auto axis = static_cast<std::uint8_t>(std::uniform_int_distribution<int>(0, 1)(rng));
+      Shape o = s;
+      o.erase(o.begin() + axis);
+      return Spec{ReduceSum{axis, coin()}, {dense(s), dense(o)}};
+    }
+    default: {
+      // matmul then relu, or matmul then add of a broadcast row.
+      const auto m = ext(), k = ext(), n = ext();
+      if (coin()) {
+        return Spec{Compose{{Matmul{}, Unary{UnaryOp::relu}}}, {dense({m, k}), dense({k, n}), dense({m, n})}};
+      }
+      return Spec{Compose{{Matmul{}, Binary{BinaryOp::add}}},
+                  {dense({m, k}), dense({k, n}), dense({1, n}), dense({m, n})}};
+    }
+  }
+}
+
+inline constexpr int kOpKinds = 8;
+
+}  // namespace kriek::testing
