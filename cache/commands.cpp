@@ -42,7 +42,7 @@ int query_command(const std::filesystem::path& path, const Spec& spec, const Tar
   for (std::size_t i = 0; i < shown; ++i) {
     const FrontierEntry& e = f->entries[i];
     out << (static_cast<std::ptrdiff_t>(i) == best ? "* " : "  ") << i << "  cost " << e.cost << "  peak " << e.peak
-        << "  " << action_text(e.action) << "\n";
+        << "  " << action_text(e.action, spec) << "\n";
   }
   if (best < 0) user_error("no Impl of ", spec, " in ", path.string(), " fits the memory limits ", limits);
   out << "# best within limits: entry " << best << "\n"

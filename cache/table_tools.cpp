@@ -84,7 +84,7 @@ void export_json_lines(const Table& table, std::ostream& out) {
     out << "{\"spec\":" << json_string(spec_text.str()) << ",\"entries\":[";
     for (std::size_t i = 0; i < f.entries.size(); ++i) {
       const FrontierEntry& e = f.entries[i];
-      out << (i ? "," : "") << "{\"action\":" << json_string(action_text(e.action)) << ",\"cost\":" << e.cost
+      out << (i ? "," : "") << "{\"action\":" << json_string(action_text(e.action, spec)) << ",\"cost\":" << e.cost
           << ",\"peak\":{";
       for (int l = 0; l < kLevelCount; ++l) {
         out << (l ? "," : "") << '"' << level_name(static_cast<Level>(l)) << "\":" << e.peak.bytes[l];
