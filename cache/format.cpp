@@ -5,13 +5,49 @@
 #include <sstream>
 
 #include <cereal/archives/binary.hpp>
-#include <cereal/types/array.hpp>
-#include <cereal/types/vector.hpp>
 
 #include "cache/action_codec.h"
 #include "spec/error.h"
 
 namespace kriek {
+namespace {
+
+// Peaks: a byte with one bit per level that uses memory, then those levels' byte counts (most levels are 0).
+void save_peak(cereal::BinaryOutputArchive& ar, const MemoryUse& peak) {
+  std::uint8_t mask = 0;
+  for (int l = 0; l < kLevelCount; ++l) mask |= static_cast<std::uint8_t>(peak.bytes[l] != 0) << l;
+  ar(mask);
+  for (int l = 0; l < kLevelCount; ++l) {
+    if (mask >> l & 1) ar(peak.bytes[l]);
+  }
+}
+
+MemoryUse load_peak(cereal::BinaryInputArchive& ar) {
+  std::uint8_t mask = 0;
+  ar(mask);
+  MemoryUse peak;
+  for (int l = 0; l < kLevelCount; ++l) {
+    if (mask >> l & 1) ar(peak.bytes[l]);
+  }
+  return peak;
+}
+
+// Child entries: a count byte (an action makes few children), then u32 indices.
+void save_children(cereal::BinaryOutputArchive& ar, const std::vector<std::uint32_t>& children) {
+  KRIEK_ASSERT(children.size() < 256, "a decision with ", children.size(), " children");
+  ar(static_cast<std::uint8_t>(children.size()));
+  for (std::uint32_t c : children) ar(c);
+}
+
+std::vector<std::uint32_t> load_children(cereal::BinaryInputArchive& ar) {
+  std::uint8_t n = 0;
+  ar(n);
+  std::vector<std::uint32_t> children(n);
+  for (std::uint32_t& c : children) ar(c);
+  return children;
+}
+
+}  // namespace
 
 TableIdentity TableIdentity::of(const Target& target, const CostModel& model) {
   return {target.name, target.fingerprint(), model.version, model.fingerprint(), vocabulary_fingerprint()};
@@ -27,7 +63,9 @@ std::string encode_record(std::string_view spec, const Frontier& frontier) {
     ar(static_cast<std::uint32_t>(frontier.entries.size()));
     for (const FrontierEntry& e : frontier.entries) {
       save_action(ar, e.action);
-      ar(e.cost, e.peak.bytes, e.children);
+      ar(e.cost);
+      save_peak(ar, e.peak);
+      save_children(ar, e.children);
     }
   }
   return std::move(out).str();
@@ -59,7 +97,9 @@ Frontier decode_frontier(std::string_view record) {
     f.entries.resize(n);
     for (FrontierEntry& e : f.entries) {
       e.action = load_action(ar);
-      ar(e.cost, e.peak.bytes, e.children);
+      ar(e.cost);
+      e.peak = load_peak(ar);
+      e.children = load_children(ar);
     }
   } catch (const cereal::Exception& e) {
     user_error("a table record's frontier does not decode (", e.what(), "): the table is corrupted; delete it");

@@ -3,7 +3,9 @@
 //   header   TableHeader in cereal binary, then its checksum u64
 //   fences   u64 per index block: the first hash in the block; then u64 per block: the block's checksum
 //   index    IndexEntry per Spec, sorted by (Spec hash, Spec bytes), blocks of kBlockEntries
-//   records  one per Spec: u32 Spec length, the Spec's bytes (stable_hash.h), its frontier (cereal binary)
+//   records  one per Spec: u32 Spec length, the Spec's bytes (stable_hash.h), its frontier (cereal binary: u32
+//            entry count; per entry the action (action_codec.h), the cost u64, the peak as a byte with one bit per
+//            level in use and those levels' byte counts as i64, and a u8 count of child entry indices, each u32)
 // A query reads the prefix, header and fences, one index block and one record: never the whole file.
 #pragma once
 
