@@ -84,6 +84,13 @@ const Frontier& Synthesizer::solve(const Spec& spec) {
 const Frontier& Synthesizer::solve_in_arena(const Spec& spec) {
   Slot& s = slot(spec);
   tbb::collaborative_call_once(s.once, [&] {
+    if (table_) {
+      if (std::optional<Frontier> stored = table_->lookup(spec)) {
+        s.frontier = std::move(*stored);
+        stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
+        return;
+      }
+    }
     // Isolated: while waiting for its own subtasks, this thread must not pick up an outer task that needs this
     // very Spec (it would wait on the flag it holds).
     tbb::this_task_arena::isolate([&] { compute(spec, s.frontier); });
@@ -165,8 +172,15 @@ std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limi
   return reconstruct(spec, static_cast<std::size_t>(i));
 }
 
+void Synthesizer::set_table(const Table* table) {
+  if (table) table->check_compatible(target_, model_);
+  table_ = table;
+}
+
 ImplPtr Synthesizer::reconstruct(const Spec& spec, std::size_t entry) const {
   const Frontier* f = find(spec);
+  std::optional<Frontier> stored;  // a child loaded with its parent's frontier is not in the memo
+  if (!f && table_ && (stored = table_->lookup(spec))) f = &*stored;
   KRIEK_ASSERT(f != nullptr, "reconstruct of a Spec that was never solved");
   KRIEK_ASSERT(entry < f->entries.size(), "entry ", entry, " of a frontier of ", f->entries.size());
   const FrontierEntry& e = f->entries[entry];

@@ -13,7 +13,8 @@
 
 #include "impl/cost.h"
 #include "impl/node.h"
-#include "synth/frontier.h"
+#include "cache/frontier.h"
+#include "cache/table.h"
 
 namespace kriek {
 
@@ -45,6 +46,10 @@ class Synthesizer {
   ImplPtr reconstruct(const Spec& spec, std::size_t entry) const;
   /// The frontier of `spec` if it was solved (or preloaded), else nullptr. Never searches.
   const Frontier* find(const Spec& spec) const;
+  /// Consults `table` (nullptr: none) before computing any Spec, and when reconstructing a child that is not in
+  /// memory, so a Spec already in the table costs one lookup and no search. The table must outlive the searches
+  /// and be built for this target and cost model (UserError naming the difference otherwise).
+  void set_table(const Table* table);
   /// Adds a solved frontier (e.g. from a table on disk); its children must be preloaded or solvable.
   void preload(const Spec& spec, Frontier frontier);
   /// Calls `f` for every solved Spec (in no particular order).
@@ -70,6 +75,7 @@ class Synthesizer {
   MemoryUse capacity_;
   std::unique_ptr<Memo> memo_;
   SynthStats stats_;
+  const Table* table_ = nullptr;
 };
 
 /// Peak resident set size of this process in bytes.

@@ -1,5 +1,5 @@
 // Ordering, dominance and filtering of frontier entries.
-#include "synth/frontier.h"
+#include "cache/frontier.h"
 
 #include <algorithm>
 

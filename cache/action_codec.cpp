@@ -1,0 +1,125 @@
+// Action tags: each alternative is identified by its own constant, never by its position in the variant.
+#include "cache/action_codec.h"
+
+#include <cereal/types/string.hpp>
+#include <cereal/types/vector.hpp>
+
+#include "cache/stable_hash.h"
+#include "spec/error.h"
+#include "spec/overloaded.h"
+
+namespace kriek {
+namespace {
+
+// Stable tags. Never renumber; a changed field list gets a new version (and a reader for the old one, or a
+// format bump). Every alternative of Action must appear here and in both visitors below.
+enum class ActionTag : std::uint16_t {
+  tile_out = 1,
+  split = 2,
+  slide = 3,
+  move_to = 4,
+  to_accum = 5,
+  bufferize = 6,
+  select = 7,
+};
+constexpr std::uint8_t kActionVersion = 1;
+static_assert(std::variant_size_v<Action> == 7,
+              "a new Action alternative needs a tag in cache/action_codec.cpp (and the format version bumped)");
+
+void tag(cereal::BinaryOutputArchive& ar, ActionTag t) { ar(static_cast<std::uint16_t>(t), kActionVersion); }
+
+}  // namespace
+
+// The fields are listed here, not taken from the structs' serialize members: this file is the format's
+// definition, and a struct that gains a field must get a new version here.
+void save_action(cereal::BinaryOutputArchive& ar, const Action& action) {
+  std::visit(overloaded{[&](const TileOut& a) { tag(ar, ActionTag::tile_out), ar(a.tile, a.parallel); },
+                        [&](const Split& a) { tag(ar, ActionTag::split), ar(a.k); },
+                        [&](const Slide& a) { tag(ar, ActionTag::slide), ar(a.dim, a.size, a.level, a.layout); },
+                        [&](const MoveTo& a) {
+                          tag(ar, ActionTag::move_to), ar(a.operand, a.level, a.layout, a.vector_size);
+                        },
+                        [&](const ToAccum&) { tag(ar, ActionTag::to_accum); },
+                        [&](const Bufferize& a) { tag(ar, ActionTag::bufferize), ar(a.cut, a.level, a.layout); },
+                        [&](const Select& a) { tag(ar, ActionTag::select), ar(a.kernel); }},
+             action);
+}
+
+Action load_action(cereal::BinaryInputArchive& ar) {
+  std::uint16_t t = 0;
+  std::uint8_t version = 0;
+  ar(t, version);
+  if (version != kActionVersion) {
+    user_error("the table stores action tag ", t, " in version ", int(version), " but this kriek reads version ",
+               int(kActionVersion), ": rebuild the table (delete it and run kriek synth again)");
+  }
+  switch (static_cast<ActionTag>(t)) {
+    case ActionTag::tile_out: {
+      TileOut a;
+      ar(a.tile, a.parallel);
+      return a;
+    }
+    case ActionTag::split: {
+      Split a;
+      ar(a.k);
+      return a;
+    }
+    case ActionTag::slide: {
+      Slide a;
+      ar(a.dim, a.size, a.level, a.layout);
+      return a;
+    }
+    case ActionTag::move_to: {
+      MoveTo a;
+      ar(a.operand, a.level, a.layout, a.vector_size);
+      return a;
+    }
+    case ActionTag::to_accum: return ToAccum{};
+    case ActionTag::bufferize: {
+      Bufferize a;
+      ar(a.cut, a.level, a.layout);
+      return a;
+    }
+    case ActionTag::select: {
+      Select a;
+      ar(a.kernel);
+      return a;
+    }
+  }
+  user_error("the table stores an action with unknown tag ", t,
+             ": it was written by another kriek; rebuild the table (delete it and run kriek synth again)");
+}
+
+const std::string& vocabulary_schema() {
+  static const std::string schema = [] {
+    std::string s = "ops=";
+    const Op ops[] = {Matmul{}, Conv{}, Move{}, Zero{}, Unary{}, Binary{}, ReduceSum{}, Compose{}};
+    static_assert(std::variant_size_v<Op> == 8, "a new op kind must be listed in the table's vocabulary schema");
+    for (const Op& op : ops) s += std::string(op_word(op)) + "@" + std::to_string(op.index()) + ",";
+    s += ";unary=" + std::string(unary_op_name(UnaryOp::relu));
+    s += ";binary=";
+    for (BinaryOp b : {BinaryOp::add, BinaryOp::mul, BinaryOp::sub, BinaryOp::max}) {
+      s += std::string(binary_op_name(b)) + "@" + std::to_string(static_cast<int>(b)) + ",";
+    }
+    s += ";dtypes=";
+    for (Dtype d : {Dtype::f32, Dtype::f16, Dtype::bf16, Dtype::i8, Dtype::i32}) {
+      s += std::string(dtype_name(d)) + "@" + std::to_string(static_cast<int>(d)) + ",";
+    }
+    s += ";levels=";
+    for (Level l : {Level::GL, Level::L2, Level::L1, Level::VRF, Level::RF}) {
+      s += std::string(level_name(l)) + "@" + std::to_string(static_cast<int>(l)) + ",";
+    }
+    s += ";layouts=row@0,col@1,blk@2";
+    static_assert(static_cast<int>(Layout::Kind::blocked) == 2, "layout kinds were renumbered");
+    s += ";kernels=";
+    for (int k = 0; k < kKernelKindCount; ++k) s += std::string(kernel_name(static_cast<KernelKind>(k))) + ",";
+    s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7;action_version=" +
+         std::to_string(kActionVersion);
+    return s;
+  }();
+  return schema;
+}
+
+std::uint64_t vocabulary_fingerprint() { return stable_hash(vocabulary_schema()); }
+
+}  // namespace kriek

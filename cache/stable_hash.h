@@ -1,0 +1,30 @@
+// A 64-bit hash that is the same in every build, on every run and in every process (unlike std::hash or
+// boost::hash, whose values may change with the library or the seed), and the canonical byte encoding of a Spec
+// that the table hashes and compares. Both are part of the table format: changing either needs a new version.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "spec/spec.h"
+
+namespace kriek {
+
+/// Hash of `size` bytes: 8-byte little-endian words mixed by multiply-rotate, finished with MurmurHash3's fmix64.
+/// About one byte per cycle; used for Spec keys and for every checksum in the table.
+std::uint64_t stable_hash(const void* data, std::size_t size, std::uint64_t seed = 0);
+inline std::uint64_t stable_hash(std::string_view bytes, std::uint64_t seed = 0) {
+  return stable_hash(bytes.data(), bytes.size(), seed);
+}
+
+/// The cereal binary encoding of the Spec: equal Specs, and only they, have equal encodings.
+std::string spec_bytes(const Spec& spec);
+/// Decodes spec_bytes; throws UserError when the bytes do not decode (a corrupted record).
+Spec spec_from_bytes(std::string_view bytes);
+
+/// stable_hash of spec_bytes: the key of the table's index.
+inline std::uint64_t spec_hash(const Spec& spec) { return stable_hash(spec_bytes(spec)); }
+
+}  // namespace kriek

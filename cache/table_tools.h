@@ -1,0 +1,53 @@
+// Whole-table operations: statistics, merging tables built for the same target and cost model, export as JSON
+// lines, and rebuilding an Impl from a table's decisions alone (one lookup per subproblem, no search).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cache/table_writer.h"
+#include "impl/node.h"
+
+namespace kriek {
+
+struct TableStats {
+  std::uint64_t entries = 0;
+  std::uint64_t file_bytes = 0;
+  std::uint64_t frontier_entries = 0;
+  /// Specs per op kind (op_word, e.g. "matmul", "compose").
+  std::map<std::string, std::uint64_t> per_op;
+  /// Number of Specs whose frontier has n entries, by n.
+  std::map<std::size_t, std::uint64_t> frontier_sizes;
+  double bytes_per_entry() const { return entries ? double(file_bytes) / double(entries) : 0.0; }
+};
+
+/// Reads every record (verifying every checksum).
+TableStats table_stats(const Table& table);
+/// Prints the identity and the statistics, one fact per line.
+void print_stats(std::ostream& out, const Table& table, const TableStats& stats);
+
+/// Writes the union of `inputs` to `output` (atomically, under its lock). Every input must have the same
+/// target, cost model and vocabulary, and Specs present in several inputs must have equal frontiers; otherwise
+/// UserError naming the files. The result equals the table one search over all the inputs' Specs would write.
+WriteSummary merge_tables(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output);
+
+/// One JSON object per line and Spec: {"spec": text, "entries": [{"action", "cost", "peak": {level: bytes},
+/// "children"}]}.
+void export_json_lines(const Table& table, std::ostream& out);
+
+/// Rebuilds the Impl of frontier entry `entry` of `spec` from the table's decisions, applying each stored action
+/// and looking up each child's frontier. UserError when a Spec is missing or a decision no longer applies.
+ImplPtr reconstruct_from_table(const Table& table, const Spec& spec, std::size_t entry, const Target& target);
+
+/// Writes the union of the table at `path` (if any) and every frontier `visit_all` passes to its visitor, e.g.
+/// `save_table(path, target, model, [&](const auto& v) { synthesizer.for_each(v); })`.
+using FrontierVisitor = std::function<void(const Spec&, const Frontier&)>;
+WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,
+                        const std::function<void(const FrontierVisitor&)>& visit_all);
+
+}  // namespace kriek

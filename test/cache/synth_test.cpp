@@ -1,0 +1,107 @@
+// The table with the real search: a round trip keeps every decision, an Impl rebuilt from a loaded table prints
+// like a freshly synthesized one, a second run does no search, a new Spec reuses shared subproblems, and merging
+// two runs' tables equals one run's table.
+#include <catch2/catch.hpp>
+
+#include "cache/table_tools.h"
+#include "helpers.h"
+#include "impl/printer.h"
+#include "synth/synthesizer.h"
+
+namespace kriek {
+namespace {
+
+Spec matmul_spec(std::int64_t m, std::int64_t k, std::int64_t n) {
+  auto t = [](Shape s) {
+    TensorSpec x;
+    x.shape = std::move(s);
+    return x;
+  };
+  return Spec{Matmul{}, {t({m, k}), t({k, n}), t({m, n})}, false};
+}
+
+WriteSummary save(const std::filesystem::path& path, const Synthesizer& s) {
+  return save_table(path, s.target(), s.model(), [&](const FrontierVisitor& v) { s.for_each(v); });
+}
+
+std::string best_text(Synthesizer& s, const Spec& spec) {
+  const std::optional<ImplPtr> impl = s.best(spec, {});
+  REQUIRE(impl);
+  return print_impl(*impl);
+}
+
+TEST_CASE("a synthesized table round trip keeps every decision and rebuilds the same Impl", "[cache][synth]") {
+  test::TempDir dir;
+  const Spec spec = matmul_spec(16, 16, 16);
+  Synthesizer cold(test::test_target(), test::test_model(), {1});
+  const std::string fresh = best_text(cold, spec);
+  const WriteSummary w = save(dir / "t.table", cold);
+  CHECK(w.entries == cold.stats().specs_solved.load());
+
+  const Table table = Table::open(dir / "t.table", test::test_target(), test::test_model());
+  cold.for_each([&](const Spec& s, const Frontier& f) {
+    const std::optional<Frontier> stored = table.lookup(s);
+    REQUIRE(stored);
+    REQUIRE(stored->entries.size() == f.entries.size());
+    for (std::size_t i = 0; i < f.entries.size(); ++i) REQUIRE(stored->entries[i] == f.entries[i]);
+  });
+  const std::ptrdiff_t best = cold.solve(spec).best_within({});
+  CHECK(print_impl(reconstruct_from_table(table, spec, static_cast<std::size_t>(best), test::test_target())) ==
+        fresh);
+
+  Synthesizer warm(test::test_target(), test::test_model(), {1});
+  warm.set_table(&table);
+  CHECK(best_text(warm, spec) == fresh);
+  CHECK(warm.stats().specs_solved.load() == 0);  // no search at all
+  CHECK(warm.stats().specs_loaded.load() == 1);  // the root; reconstruct reads the children from the table
+}
+
+TEST_CASE("a new Spec reuses every shared subproblem from the table", "[cache][synth]") {
+  test::TempDir dir;
+  Synthesizer first(test::test_target(), test::test_model(), {1});
+  first.solve(matmul_spec(8, 8, 8));
+  save(dir / "t.table", first);
+  const Table table = Table::open(dir / "t.table");
+
+  const Spec bigger = matmul_spec(16, 8, 8);
+  Synthesizer cold(test::test_target(), test::test_model(), {1});
+  const std::string expected = best_text(cold, bigger);
+  Synthesizer warm(test::test_target(), test::test_model(), {1});
+  warm.set_table(&table);
+  CHECK(best_text(warm, bigger) == expected);
+  CHECK(warm.stats().specs_loaded.load() > 0);
+  CHECK(warm.stats().specs_solved.load() < cold.stats().specs_solved.load());
+  // Saving the warm run gives the union: every Spec of both runs.
+  const WriteSummary w = save(dir / "t.table", warm);
+  CHECK(w.entries >= cold.stats().specs_solved.load());
+  const Table after = Table::open(dir / "t.table");
+  cold.for_each([&](const Spec& s, const Frontier&) { CHECK(after.contains(s)); });
+}
+
+TEST_CASE("merging two runs' tables equals the table of one run over both Spec sets", "[cache][synth]") {
+  test::TempDir dir;
+  const Spec a = matmul_spec(8, 8, 8), b = matmul_spec(4, 16, 8);
+  Synthesizer sa(test::test_target(), test::test_model(), {1});
+  sa.solve(a);
+  save(dir / "a.table", sa);
+  Synthesizer sb(test::test_target(), test::test_model(), {2});  // the thread count must not matter
+  sb.solve(b);
+  save(dir / "b.table", sb);
+  Synthesizer both(test::test_target(), test::test_model(), {1});
+  both.solve(a);
+  both.solve(b);
+  save(dir / "one.table", both);
+  merge_tables({dir / "a.table", dir / "b.table"}, dir / "merged.table");
+  CHECK(test::read_file(dir / "merged.table") == test::read_file(dir / "one.table"));
+}
+
+TEST_CASE("a table of another target cannot serve a search", "[cache][synth]") {
+  test::TempDir dir;
+  test::write_table(dir / "t.table", test::random_contents(1, 0, 5));
+  const Table table = Table::open(dir / "t.table");
+  Synthesizer other(named_target("scalar"), CostModel::for_target(named_target("scalar")), {1});
+  CHECK_THROWS_WITH(other.set_table(&table), Catch::Contains("was built for target"));
+}
+
+}  // namespace
+}  // namespace kriek
