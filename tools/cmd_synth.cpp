@@ -9,8 +9,10 @@
 #include <iomanip>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
+#include "cache/commands.h"
 #include "impl/printer.h"
 #include "spec/error.h"
 #include "spec/text.h"
@@ -59,7 +61,8 @@ class Progress {
 }  // namespace
 
 int run_synth(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target", "--memory", "--threads", "--graph"}, {"--frontier"});
+  const Args args =
+      parse_args(raw, {"--target", "--memory", "--threads", "--graph", "--table"}, {"--frontier", "--no-table"});
   if (args.positional.size() != 1) user_error("usage: kriek synth SPEC [--target T] [--memory L1=32K,...] ...");
   const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
   const Spec spec = parse_spec(args.positional[0], target);
@@ -73,6 +76,13 @@ int run_synth(const std::vector<std::string>& raw) {
     threads = std::stoi(*t);
   }
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{threads});
+  // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
+  std::optional<std::filesystem::path> table_path;
+  if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
+  if (!args.has("--no-table")) table_path = args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
+  std::optional<Table> table;
+  if (table_path) table = open_table_if_exists(*table_path, target, synth.model());
+  if (table) synth.set_table(&*table);
   const auto start = std::chrono::steady_clock::now();
   const Frontier* frontier = nullptr;
   {
@@ -103,6 +113,11 @@ int run_synth(const std::vector<std::string>& raw) {
     for (const FrontierEntry& e : frontier->entries) {
       std::cout << "  cost " << e.cost << "  peak " << e.peak << "  " << action_text(e.action) << "\n";
     }
+  }
+  if (table_path) {
+    save_table(*table_path, target, synth.model(), [&](const FrontierVisitor& v) { synth.for_each(v); });
+    std::cout << "\ntable: " << table_path->string() << " (" << synth.stats().specs_loaded << " Specs read, "
+              << synth.stats().specs_solved << " solved and saved)\n";
   }
   if (const auto* g = args.get("--graph")) {
     std::ofstream out(*g);

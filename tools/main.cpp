@@ -11,12 +11,18 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"spec", "kriek spec check TEXT [--target T]", "parse and validate a Spec, print its long form", run_spec},
       {"target", "kriek target [--target T]", "print a target: ISA, levels, capacities, vector widths", run_target},
-      {"synth", "kriek synth SPEC [--target T] [--memory L1=32K,...] [--threads N] [--frontier] [--graph FILE]",
-       "synthesize the best Impl of a Spec and print it with costs and search statistics", run_synth},
+      {"synth",
+       "kriek synth SPEC [--target T] [--memory L1=32K,...] [--threads N] [--frontier] [--graph FILE] "
+       "[--table FILE | --no-table]",
+       "synthesize the best Impl of a Spec and print it with costs and search statistics; reads and extends the "
+       "DP table",
+       run_synth},
       {"emit", "kriek emit SPEC [--format c|impl] [-o FILE]", "emit C for a synthesized Impl", nullptr},
       {"run", "kriek run SPEC", "synthesize, emit, compile, verify and time a kernel", nullptr},
-      {"query", "kriek query SPEC [--memory ...] [--frontier]", "answer from the persisted DP table", nullptr},
-      {"table", "kriek table stats|merge|export", "inspect and combine DP tables", nullptr},
+      {"query", "kriek query SPEC [--table FILE] [--memory ...] [--frontier]",
+       "the best Impl and frontier of a Spec from the persisted DP table alone", run_query},
+      {"table", "kriek table stats FILE | merge IN... -o OUT | export FILE",
+       "inspect, combine and export DP tables", run_table},
       {"repl", "kriek repl", "schedule interactively", nullptr},
       {"script", "kriek script FILE", "replay a REPL script", nullptr},
   };

@@ -55,14 +55,14 @@ TEST_CASE("kriek target reports the host", "[tools]") {
 }
 
 TEST_CASE("kriek synth prints the Impl with costs and statistics", "[tools]") {
-  const Result r = kriek("synth 'matmul 8x8x16 f32' --frontier");
+  const Result r = kriek("synth 'matmul 8x8x16 f32' --frontier --no-table");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("bcast_fma") && Contains("cost ") && Contains("specs solved") && Contains("frontier ("));
-  const Result tight = kriek("synth 'matmul 8x8x16 f32' --memory VRF=32,RF=2");
+  const Result tight = kriek("synth 'matmul 8x8x16 f32' --memory VRF=32,RF=2 --no-table");
   CHECK(tight.status == 1);
   CHECK_THAT(tight.out, Contains("fits the memory limits"));
-  CHECK_THAT(kriek("synth 'matmul 8x8x16 f32' --memory L1=lots").out, Contains("has no byte count"));
-  CHECK_THAT(kriek("synth 'matmul 8x8x16 f32' --threads 0").out, Contains("--threads takes a positive number"));
+  CHECK_THAT(kriek("synth 'matmul 8x8x16 f32' --memory L1=lots --no-table").out, Contains("has no byte count"));
+  CHECK_THAT(kriek("synth 'matmul 8x8x16 f32' --threads 0 --no-table").out, Contains("--threads takes a positive number"));
 }
 
 TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
@@ -72,8 +72,26 @@ TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
   const Result unknown = kriek("frobnicate");
   CHECK(unknown.status == 1);
   CHECK_THAT(unknown.out, Contains("unknown subcommand 'frobnicate'"));
-  const Result unbuilt = kriek("repl");
+  const Result unbuilt = kriek("repl");  // not built yet
   CHECK(unbuilt.status == 2);
   CHECK_THAT(unbuilt.out, Contains("not built yet"));
   CHECK_THAT(kriek("spec check 'relu 4x4 f32' --bogus").out, Contains("unknown option '--bogus'"));
+}
+
+TEST_CASE("kriek synth writes a table that kriek query and kriek table read", "[tools][table]") {
+  const std::string table = std::string(KRIEK_SOURCE_DIR) + "/build/cli_test.table";
+  std::remove(table.c_str());
+  const Result cold = kriek("synth 'matmul 4x4x16 f32' --table " + table);
+  CHECK(cold.status == 0);
+  CHECK_THAT(cold.out, Contains("0 Specs read"));
+  const Result warm = kriek("synth 'matmul 4x4x16 f32' --table " + table);
+  CHECK_THAT(warm.out, Contains("0 specs solved"));
+  const Result q = kriek("query 'matmul 4x4x16 f32' --table " + table);
+  CHECK(q.status == 0);
+  CHECK_THAT(q.out, Contains("bcast_fma"));
+  CHECK(kriek("query 'matmul 4x4x32 f32' --table " + table).status == 1);
+  CHECK_THAT(kriek("table stats " + table).out, Contains("matmul"));
+  CHECK_THAT(kriek("table export " + table).out, Contains("\"spec\""));
+  CHECK(kriek("table frobnicate").status == 1);
+  std::remove(table.c_str());
 }
