@@ -23,6 +23,8 @@ int run_target(const std::vector<std::string>& args);
 int run_synth(const std::vector<std::string>& args);
 int run_query(const std::vector<std::string>& args);
 int run_table(const std::vector<std::string>& args);
+int run_repl_command(const std::vector<std::string>& args);
+int run_script(const std::vector<std::string>& args);
 
 /// Reads `--flag VALUE` pairs and positional arguments; a flag not in `flags` is a UserError naming it.
 struct Args {

@@ -23,8 +23,10 @@ const std::vector<Command>& commands() {
        "the best Impl and frontier of a Spec from the persisted DP table alone", run_query},
       {"table", "kriek table stats FILE | merge IN... -o OUT | export FILE",
        "inspect, combine and export DP tables", run_table},
-      {"repl", "kriek repl", "schedule interactively", nullptr},
-      {"script", "kriek script FILE", "replay a REPL script", nullptr},
+      {"repl", "kriek repl [--target T]", "schedule by hand, with the DP completing holes (see README)",
+       run_repl_command},
+      {"script", "kriek script FILE [--target T]", "replay a REPL script; stops at the first failing line",
+       run_script},
   };
   return all;
 }

@@ -1,0 +1,153 @@
+// The REPL driven through its input stream (kriek script FILE, kriek repl < FILE): Figure 1 by hand as a golden
+// test, every command, every error path with its line number, undo/redo, save and replay; and the interactive
+// REPL under tmux (tab completion, history).
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+};
+
+Result shell(const std::string& command) {
+  Result r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buffer{};
+  while (std::fgets(buffer.data(), buffer.size(), pipe)) r.out += buffer.data();
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/build/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+Result script(const std::string& name, const std::string& text) {
+  return shell(std::string(KRIEK_BINARY) + " script " + temp_file(name, text) + " --target avx512");
+}
+
+void check_golden(const std::string& name, const std::string& text) {
+  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/test/tools/golden/" + name + ".txt";
+  if (std::getenv("UPDATE_GOLDEN")) std::ofstream(path) << text;
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(text == expected.str());
+}
+
+}  // namespace
+
+TEST_CASE("repl: Figure 1 by hand, completed by the DP, prints the golden tree and matches the reference",
+          "[tools][repl][golden]") {
+  const Result r = script("figure1.kriek",
+                          "spec matmul 128x128x128 f32\ntile_out 32 32\nmove in0 L1\nsplit 64\nmove in1 L1\n"
+                          "move out L1\ncomplete\ncheck\n");
+  REQUIRE(r.status == 0);
+  const auto last = r.out.rfind("# matmul (128x128 GL, 128x128 GL -> 128x128 GL)");
+  check_golden("figure1_repl", r.out.substr(last));
+  CHECK_THAT(r.out, Contains("matches the reference"));
+}
+
+TEST_CASE("repl: every command", "[tools][repl]") {
+  const Result r = script("commands.kriek",
+                          "# a comment\nhelp\nhelp split\nspec conv 12x12 3x3x4 f32\nslide 0 4 L2\ntile_out 4 5 2\n"
+                          "focus h1\nmove in1 L1\nactions\ncost\nshow\nundo\nredo\ncomplete all\ncost\ncheck\n"
+                          "spec compose[matmul, relu] 4x8 8x16 f32\nbufferize 1 L1\nto_accum\n"
+                          "spec zero (-> 1x16 f32 VRF row v16)\nselect vec_zero\n"
+                          "quit\nshow\n");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("tile_out E1 E2 ... [parallel]") && Contains("split K"));
+  CHECK_THAT(r.out, Contains("slide[4]") && Contains("move[L1"));
+  CHECK_THAT(r.out, Contains("  select ") || Contains("  tile_out "));
+  CHECK_THAT(r.out, Contains("matches the reference") && Contains("complete\n") && Contains("cost "));
+  CHECK_THAT(r.out, Contains("pipeline[cut 1"));
+}
+
+TEST_CASE("repl: errors name the line and the problem, and leave the session unchanged", "[tools][repl][errors]") {
+  auto error = [](const std::string& text) { return script("error.kriek", text); };
+  Result r = error("spec matmul 8x8x8 f32\nfrobnicate\n");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("line 2: unknown command 'frobnicate'"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nsplit many\n").out, Contains("line 2: k must be a number, got 'many'"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nsplit 8\n").out, Contains("line 2:") && Contains("split (3)"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nfocus h9\n").out, Contains("line 2:") && Contains("h9"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nmove in7 L1\n").out, Contains("no input 'in7'"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nmove in0 L7\n").out, Contains("unknown level 'L7'"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nselect warp_drive\n").out, Contains("unknown kernel 'warp_drive'"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\ntile_out\n").out, Contains("usage: tile_out"));
+  CHECK_THAT(error("tile_out 4 4\n").out, Contains("line 1: no Spec yet"));
+  CHECK_THAT(error("spec matmul 8x8 f32\n").out, Contains("line 1:") && Contains(">>8x8<<"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nundo\nundo\n").out, Contains("line 2: nothing to undo"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nredo\n").out, Contains("line 2: nothing to redo"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nemit c\n").out, Contains("not built yet"));
+  // Interactive sessions report the error and go on with the session unchanged.
+  const Result piped = shell("printf 'spec relu 4x4 f32\\nsplit 2\\nshow\\n' | " + std::string(KRIEK_BINARY) +
+                             " repl --target avx512");
+  CHECK(piped.status == 1);
+}
+
+TEST_CASE("repl: undo and redo walk the history; save writes a replayable script", "[tools][repl]") {
+  const std::string saved = std::string(KRIEK_SOURCE_DIR) + "/build/saved.kriek";
+  const Result r = script("undo.kriek", "spec matmul 8x8x8 f32\ntile_out 4 4\nsplit 2\nundo\nundo\nredo\n"
+                                        "tile_out 2 2\nredo\n");
+  CHECK(r.status == 1);  // the last redo has nothing to redo: tile_out 2 2 dropped the undone split
+  CHECK_THAT(r.out, Contains("line 8: nothing to redo"));
+  const Result s = script("save.kriek", "spec matmul 8x8x8 f32\ntile_out 4 4\nsplit 2\nundo\nsave " + saved + "\n");
+  CHECK(s.status == 0);
+  std::ifstream in(saved);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == "spec matmul 8x8x8 f32\ntile_out 4 4\n");
+  const Result replay = shell(std::string(KRIEK_BINARY) + " repl --target avx512 < " + saved);
+  CHECK(replay.status == 0);
+  CHECK_THAT(replay.out, Contains("tile (lhsT: 4x8, rhsT: 8x4, outT: 4x4)"));
+}
+
+TEST_CASE("repl: the interactive REPL under tmux completes with tab and recalls history", "[tools][repl][tmux]") {
+  REQUIRE(shell("command -v tmux").status == 0);
+  const std::string session = "kriek_test_" + std::to_string(getpid());
+  auto tmux = [&](const std::string& args) { return shell("tmux " + args); };
+  REQUIRE(tmux("new-session -d -s " + session + " -x 200 -y 50 '" + std::string(KRIEK_BINARY) +
+               " repl --target avx512'").status == 0);
+  auto screen = [&] { return tmux("capture-pane -p -t " + session).out; };
+  auto wait_for = [&](const std::string& text) {
+    for (int i = 0; i < 100; ++i) {
+      if (screen().find(text) != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  };
+  CHECK(wait_for("kriek>"));  // capture-pane trims the trailing space
+  tmux("send-keys -t " + session + " 'spe' Tab");
+  CHECK(wait_for("kriek> spec"));
+  tmux("send-keys -t " + session + " ' matmul 8x8x16 f32' Enter");
+  CHECK(wait_for("h1: hole"));
+  tmux("send-keys -t " + session + " 'tile_out 4 16' Enter");
+  CHECK(wait_for("outT: 4x16"));
+  tmux("send-keys -t " + session + " 'focus h' Tab Tab");
+  CHECK(wait_for("focus h1"));
+  tmux("send-keys -t " + session + " C-u Up");
+  CHECK(wait_for("kriek> tile_out 4 16"));
+  tmux("send-keys -t " + session + " C-u 'quit' Enter");
+  tmux("kill-session -t " + session);
+}

@@ -1,0 +1,77 @@
+// `kriek repl` and `kriek script FILE`. On a terminal the REPL reads lines with libedit (history, tab completion
+// of commands, hole names, levels and kernels); from a pipe or a file it replays a script and stops at the first
+// failing line.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <editline/readline.h>
+
+#include "spec/error.h"
+#include "tools/command.h"
+#include "tools/repl.h"
+
+namespace kriek::tools {
+namespace {
+
+Repl* completing = nullptr;  // the session tab completion reads (libedit's callbacks take no context)
+
+char* complete_word(const char* text, int state) {
+  static std::vector<std::string> matches;
+  static std::size_t next = 0;
+  if (state == 0) {
+    matches.clear();
+    next = 0;
+    for (const std::string& name : completing->completions()) {
+      if (name.rfind(text, 0) == 0) matches.push_back(name);
+    }
+  }
+  return next < matches.size() ? strdup(matches[next++].c_str()) : nullptr;
+}
+
+char** complete(const char* text, int, int) {
+  rl_attempted_completion_over = 1;
+  return rl_completion_matches(text, complete_word);
+}
+
+int interactive(const Target& target) {
+  Repl repl(target);
+  completing = &repl;
+  rl_attempted_completion_function = complete;
+  std::cout << "kriek repl: schedule by hand (help lists the commands, quit leaves)\n";
+  while (!repl.finished()) {
+    char* raw = readline("kriek> ");
+    if (!raw) break;
+    std::string line(raw);
+    std::free(raw);
+    if (!line.empty()) add_history(line.c_str());
+    repl.execute(line, std::cout);
+  }
+  completing = nullptr;
+  return 0;
+}
+
+}  // namespace
+
+int run_repl_command(const std::vector<std::string>& raw) {
+  const Args args = parse_args(raw, {"--target"}, {});
+  if (!args.positional.empty()) user_error("kriek repl takes no arguments (got '", args.positional[0], "')");
+  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  if (isatty(STDIN_FILENO)) return interactive(target);
+  return run_repl(std::cin, std::cout, std::cerr, false, target);
+}
+
+int run_script(const std::vector<std::string>& raw) {
+  const Args args = parse_args(raw, {"--target"}, {});
+  if (args.positional.size() != 1) user_error("usage: kriek script FILE [--target T]");
+  std::ifstream file(args.positional[0]);
+  if (!file) user_error("cannot read script '", args.positional[0], "'");
+  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  return run_repl(file, std::cout, std::cerr, false, target);
+}
+
+}  // namespace kriek::tools
