@@ -134,21 +134,32 @@ Schedule Schedule::complete() const {
   return complete([&target](const Spec& spec) { return default_schedule(spec, target); });
 }
 
+namespace {
+
+/// Replaces hole `i` of `root` by `completer`'s Impl of its Spec, checking that it is one, complete.
+ImplPtr fill_hole(const ImplPtr& root, std::size_t i, const std::function<ImplPtr(const Spec&)>& completer) {
+  const Spec spec = kriek::holes(root)[i]->spec;
+  ImplPtr filled = completer(spec);
+  if (!filled || filled->spec != spec) {
+    std::ostringstream out;
+    out << "complete: the completer did not return an Impl of " << spec;
+    throw UserError(out.str());
+  }
+  if (!is_complete(filled)) throw UserError("complete: the completer left holes in its Impl");
+  return replace_hole(root, i, std::move(filled));
+}
+
+}  // namespace
+
 Schedule Schedule::complete(const std::function<ImplPtr(const Spec&)>& completer) const {
   ImplPtr root = impl_;
   // Fill from the last hole backwards so that earlier holes keep their indices.
-  for (std::size_t i = kriek::holes(root).size(); i-- > 0;) {
-    const Spec spec = kriek::holes(root)[i]->spec;
-    ImplPtr filled = completer(spec);
-    if (!filled || filled->spec != spec) {
-      std::ostringstream out;
-      out << "complete: the completer did not return an Impl of " << spec;
-      throw UserError(out.str());
-    }
-    if (!is_complete(filled)) throw UserError("complete: the completer left holes in its Impl");
-    root = replace_hole(root, i, std::move(filled));
-  }
+  for (std::size_t i = kriek::holes(root).size(); i-- > 0;) root = fill_hole(root, i, completer);
   return Schedule(target_, std::move(root), std::nullopt);
+}
+
+Schedule Schedule::complete_focused(const std::function<ImplPtr(const Spec&)>& completer) const {
+  return Schedule(target_, fill_hole(impl_, focus_index("complete"), completer), std::nullopt);
 }
 
 Schedule schedule(const Spec& spec, const Target& target) { return Schedule(spec, target); }

@@ -58,6 +58,8 @@ class Schedule {
   Schedule complete() const;
   /// Fills every hole with `completer(hole's Spec)`, which must return a complete Impl of that Spec.
   Schedule complete(const std::function<ImplPtr(const Spec&)>& completer) const;
+  /// Fills only the focused hole with `completer(its Spec)`; the focus moves to the first hole left.
+  Schedule complete_focused(const std::function<ImplPtr(const Spec&)>& completer) const;
 
  private:
   Schedule(std::shared_ptr<const Target> target, ImplPtr impl, std::optional<std::size_t> focus);

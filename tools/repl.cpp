@@ -35,7 +35,7 @@ const std::vector<Help>& help_table() {
       {"bufferize", "bufferize CUT LEVEL [LAYOUT]", "cut a compose before stage CUT with a buffer"},
       {"select", "select KERNEL", "implement the focused hole with a kernel"},
       {"focus", "focus hN", "apply the next operators to hole hN"},
-      {"complete", "complete [hN|all]", "fill the focused hole, hN, or all holes with the DP's best"},
+      {"complete", "complete [hN|all]", "fill hole hN, or every hole (the default), with the DP's best"},
       {"actions", "actions", "the legal actions of the focused hole with their best completed cost"},
       {"cost", "cost", "the Impl with the cost of every node and the peak memory per level"},
       {"check", "check", "interpret the Impl (holes by their reference) on random data against the reference"},
@@ -214,14 +214,17 @@ void Repl::run(const std::vector<std::string>& words, std::ostream& out) {
     push(current().focus(words[1]), line, out);
   } else if (cmd == "complete") {
     expect_args(words, 0, 1);
-    if (words.size() == 2 && words[1] != "all") user_error("complete fills all holes; 'complete ", words[1], "' is not supported yet");
     Synthesizer& dp = synth();
     const std::function<ImplPtr(const Spec&)> best = [&](const Spec& s) {
       auto impl = dp.best(s, capacities(target_));
       if (!impl) user_error("no Impl of ", spec_text(s), " fits the target's memory");
       return *impl;
     };
-    push(current().complete(best), line, out);
+    if (words.size() == 2 && words[1] != "all") {
+      push(current().focus(words[1]).complete_focused(best), line, out);
+    } else {
+      push(current().complete(best), line, out);
+    }
   } else if (cmd == "actions") {
     expect_args(words, 0, 0);
     const auto hole = current().focused();

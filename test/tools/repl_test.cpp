@@ -71,7 +71,7 @@ TEST_CASE("repl: Figure 1 by hand, completed by the DP, prints the golden tree a
 TEST_CASE("repl: every command", "[tools][repl]") {
   const Result r = script("commands.kriek",
                           "# a comment\nhelp\nhelp split\nspec conv 12x12 3x3x4 f32\nslide 0 4 L2\ntile_out 4 5 2\n"
-                          "focus h1\nmove in1 L1\nactions\ncost\nshow\nundo\nredo\ncomplete all\ncost\ncheck\n"
+                          "focus h1\nmove in1 L1\nactions\ncost\nshow\nundo\nredo\ncomplete h2\ncomplete all\ncost\ncheck\n"
                           "spec compose[matmul, relu] 4x8 8x16 f32\nbufferize 1 L1\nto_accum\n"
                           "spec zero (-> 1x16 f32 VRF row v16)\nselect vec_zero\n"
                           "quit\nshow\n");
