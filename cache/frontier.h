@@ -5,6 +5,7 @@
 // frontier never depends on the order in which parallel tasks finished.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -45,5 +46,24 @@ bool dominates(const FrontierEntry& a, const FrontierEntry& b);
 
 /// Sorts `entries` by entry_before and removes every entry dominated by an earlier one.
 void pareto_filter(std::vector<FrontierEntry>& entries);
+
+/// The filter behind pareto_filter, for anything with a `peak`: stable-sorts `items` by `before` (which must
+/// order by cost first) and drops each item whose coarse memory is no smaller anywhere than that of an earlier
+/// kept item (which costs no more).
+template <class T, class Before>
+void pareto_keep(std::vector<T>& items, Before before) {
+  std::stable_sort(items.begin(), items.end(), before);
+  std::vector<T> kept;
+  std::vector<MemoryUse> kept_coarse;
+  for (auto& item : items) {
+    const MemoryUse c = item.peak.coarse();
+    bool dominated = false;
+    for (const MemoryUse& k : kept_coarse) dominated = dominated || k.at_most(c);
+    if (dominated) continue;
+    kept.push_back(std::move(item));
+    kept_coarse.push_back(c);
+  }
+  items = std::move(kept);
+}
 
 }  // namespace kriek

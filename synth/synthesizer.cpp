@@ -37,20 +37,7 @@ struct Partial {
 
 /// Keeps the non-dominated partials, in (cost, peak, generation order) order.
 void prune(std::vector<Partial>& ps) {
-  std::stable_sort(ps.begin(), ps.end(), [](const Partial& a, const Partial& b) {
-    return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak;
-  });
-  std::vector<Partial> kept;
-  std::vector<MemoryUse> kept_coarse;
-  for (auto& p : ps) {
-    const MemoryUse c = p.peak.coarse();
-    const bool dominated =
-        std::any_of(kept_coarse.begin(), kept_coarse.end(), [&](const MemoryUse& k) { return k.at_most(c); });
-    if (dominated) continue;
-    kept.push_back(std::move(p));
-    kept_coarse.push_back(c);
-  }
-  ps = std::move(kept);
+  pareto_keep(ps, [](const Partial& a, const Partial& b) { return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak; });
 }
 
 }  // namespace

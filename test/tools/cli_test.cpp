@@ -2,96 +2,82 @@
 // would (exit status, stdout, one-line stderr).
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-
-#include <array>
 #include <cstdio>
 #include <string>
+
+#include "support/run_command.h"
 
 using Catch::Matchers::Contains;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
+using Result = kriek::testing::CommandResult;
 
-/// Runs kriek with `args` (shell-quoted by the caller), stderr folded into the output after stdout.
-Result kriek(const std::string& args) {
-  const std::string command = std::string(KRIEK_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe)) r.out += buffer.data();
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+/// Runs kriek with `args` (shell-quoted by the caller).
+Result run_kriek(const std::string& args) { return kriek::testing::run_command(std::string(KRIEK_BINARY) + " " + args); }
 
 }  // namespace
 
 TEST_CASE("kriek spec check prints the long form, which checks to itself", "[tools]") {
-  const Result r = kriek("spec check 'matmul 128x256x64 f32'");
+  const Result r = run_kriek("spec check 'matmul 128x256x64 f32'");
   CHECK(r.status == 0);
   CHECK(r.out == "matmul (128x256 f32 GL row, 256x64 f32 GL row -> 128x64 f32 GL row)\n");
-  const Result again = kriek("spec check '" + r.out.substr(0, r.out.size() - 1) + "'");
+  const Result again = run_kriek("spec check '" + r.out.substr(0, r.out.size() - 1) + "'");
   CHECK(again.out == r.out);
 }
 
 TEST_CASE("kriek spec check of bad text exits 1 with one marked line", "[tools][errors]") {
-  const Result r = kriek("spec check 'matmul 128x256 f32'");
+  const Result r = run_kriek("spec check 'matmul 128x256 f32'");
   CHECK(r.status == 1);
   CHECK_THAT(r.out, Contains("kriek: error:") && Contains(">>128x256<<"));
   CHECK(r.out.find('\n') == r.out.size() - 1);
 }
 
 TEST_CASE("kriek target reports the host", "[tools]") {
-  const Result r = kriek("target");
+  const Result r = run_kriek("target");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("isa") && Contains("L1") && Contains("L2"));
-  CHECK(kriek("target --target nonsense").status == 1);
+  CHECK(run_kriek("target --target nonsense").status == 1);
 }
 
 TEST_CASE("kriek synth prints the Impl with costs and statistics", "[tools]") {
-  const Result r = kriek("synth 'matmul 8x8x16 f32' --frontier --no-table");
+  const Result r = run_kriek("synth 'matmul 8x8x16 f32' --frontier --no-table");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("bcast_fma") && Contains("cost ") && Contains("specs solved") && Contains("frontier ("));
-  const Result tight = kriek("synth 'matmul 8x8x16 f32' --memory VRF=32,RF=2 --no-table");
+  const Result tight = run_kriek("synth 'matmul 8x8x16 f32' --memory VRF=32,RF=2 --no-table");
   CHECK(tight.status == 1);
   CHECK_THAT(tight.out, Contains("fits the memory limits"));
-  CHECK_THAT(kriek("synth 'matmul 8x8x16 f32' --memory L1=lots --no-table").out, Contains("has no byte count"));
-  CHECK_THAT(kriek("synth 'matmul 8x8x16 f32' --threads 0 --no-table").out, Contains("--threads takes a positive number"));
+  CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --memory L1=lots --no-table").out, Contains("has no byte count"));
+  CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --threads 0 --no-table").out, Contains("--threads takes a positive number"));
 }
 
 TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
-  CHECK_THAT(kriek("--help").out, Contains("kriek spec check") && Contains("kriek synth"));
-  CHECK(kriek("--help").status == 0);
-  CHECK_THAT(kriek("--version").out, Contains("kriek 0.1.0"));
-  const Result unknown = kriek("frobnicate");
+  CHECK_THAT(run_kriek("--help").out, Contains("kriek spec check") && Contains("kriek synth"));
+  CHECK(run_kriek("--help").status == 0);
+  CHECK_THAT(run_kriek("--version").out, Contains("kriek 0.1.0"));
+  const Result unknown = run_kriek("frobnicate");
   CHECK(unknown.status == 1);
   CHECK_THAT(unknown.out, Contains("unknown subcommand 'frobnicate'"));
-  const Result unbuilt = kriek("emit 'relu 4x4 f32'");  // not built yet
+  const Result unbuilt = run_kriek("emit 'relu 4x4 f32'");  // not built yet
   CHECK(unbuilt.status == 2);
   CHECK_THAT(unbuilt.out, Contains("not built yet"));
-  CHECK_THAT(kriek("spec check 'relu 4x4 f32' --bogus").out, Contains("unknown option '--bogus'"));
+  CHECK_THAT(run_kriek("spec check 'relu 4x4 f32' --bogus").out, Contains("unknown option '--bogus'"));
 }
 
 TEST_CASE("kriek synth writes a table that kriek query and kriek table read", "[tools][table]") {
   const std::string table = std::string(KRIEK_SOURCE_DIR) + "/build/cli_test.table";
   std::remove(table.c_str());
-  const Result cold = kriek("synth 'matmul 4x4x16 f32' --table " + table);
+  const Result cold = run_kriek("synth 'matmul 4x4x16 f32' --table " + table);
   CHECK(cold.status == 0);
   CHECK_THAT(cold.out, Contains("0 Specs read"));
-  const Result warm = kriek("synth 'matmul 4x4x16 f32' --table " + table);
+  const Result warm = run_kriek("synth 'matmul 4x4x16 f32' --table " + table);
   CHECK_THAT(warm.out, Contains("0 specs solved"));
-  const Result q = kriek("query 'matmul 4x4x16 f32' --table " + table);
+  const Result q = run_kriek("query 'matmul 4x4x16 f32' --table " + table);
   CHECK(q.status == 0);
   CHECK_THAT(q.out, Contains("bcast_fma"));
-  CHECK(kriek("query 'matmul 4x4x32 f32' --table " + table).status == 1);
-  CHECK_THAT(kriek("table stats " + table).out, Contains("matmul"));
-  CHECK_THAT(kriek("table export " + table).out, Contains("\"spec\""));
-  CHECK(kriek("table frobnicate").status == 1);
+  CHECK(run_kriek("query 'matmul 4x4x32 f32' --table " + table).status == 1);
+  CHECK_THAT(run_kriek("table stats " + table).out, Contains("matmul"));
+  CHECK_THAT(run_kriek("table export " + table).out, Contains("\"spec\""));
+  CHECK(run_kriek("table frobnicate").status == 1);
   std::remove(table.c_str());
 }

@@ -3,10 +3,8 @@
 // REPL under tmux (tab completion, history).
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,25 +13,15 @@
 #include <string>
 #include <thread>
 
+#include "support/run_command.h"
+
 using Catch::Matchers::Contains;
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
+using Result = kriek::testing::CommandResult;
 
-Result shell(const std::string& command) {
-  Result r;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe)) r.out += buffer.data();
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+Result shell(const std::string& command) { return kriek::testing::run_command(command); }
 
 std::string temp_file(const std::string& name, const std::string& text) {
   const std::string path = std::string(KRIEK_SOURCE_DIR) + "/build/" + name;
