@@ -23,17 +23,11 @@ Why fail(const Args&... args) {
   return out.str();
 }
 
-std::string shape_of(const TensorSpec& t) {
-  std::ostringstream out;
-  print_shape(out, t.shape);
-  return out.str();
-}
-
 bool is_memory(Level l) { return l == Level::GL || l == Level::L2 || l == Level::L1; }
 
 /// The name of operand i in reasons: "operand 1 (16x1 L1)".
 std::string name(const Spec& s, std::size_t i) {
-  return "operand " + std::to_string(i) + " (" + shape_of(s.operands[i]) + " " +
+  return "operand " + std::to_string(i) + " (" + shape_text(s.operands[i].shape) + " " +
          std::string(level_name(s.operands[i].level)) + ")";
 }
 
@@ -80,7 +74,7 @@ Why one_vector(const Spec& s, std::size_t i, const Target& t) {
 Why equal_shapes(const Spec& s) {
   for (std::size_t i = 0; i + 1 < s.operands.size(); ++i) {
     if (s.operands[i].shape != s.output().shape) {
-      return fail(name(s, i), " and the output ", shape_of(s.output()), " differ in shape");
+      return fail(name(s, i), " and the output ", shape_text(s.output().shape), " differ in shape");
     }
   }
   return std::nullopt;

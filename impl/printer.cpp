@@ -11,12 +11,6 @@
 namespace kriek {
 namespace {
 
-std::string shape_text(const Shape& s) {
-  std::ostringstream out;
-  print_shape(out, s);
-  return out.str();
-}
-
 std::string op_label(const PrimitiveOp& op) {
   return std::visit(overloaded{[](const Matmul& m) { return std::string("matmul") + (m.accumulate ? "[acc]" : ""); },
                                [](const Conv& c) { return std::string("conv") + (c.accumulate ? "[acc]" : ""); },

@@ -5,12 +5,6 @@
 
 namespace kriek::sched_detail {
 
-std::string shape_text(const Shape& shape) {
-  std::ostringstream out;
-  print_shape(out, shape);
-  return out.str();
-}
-
 bool layout_valid(const Layout& layout, std::size_t rank) {
   if (layout.kind != Layout::Kind::blocked) return true;
   return layout.dim < rank && layout.block >= 1;

@@ -22,8 +22,6 @@ NotApplicable not_applicable(const char* op, int precondition, const Args&... ar
 
 using Why = std::optional<NotApplicable>;
 
-/// "32x32".
-std::string shape_text(const Shape& shape);
 
 /// True when `layout` describes a tensor of rank `rank`: a blocked layout's dimension exists and its block is
 /// at least 1.

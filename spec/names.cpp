@@ -66,6 +66,12 @@ void print_shape(std::ostream& out, const Shape& shape) {
   for (std::size_t i = 0; i < shape.size(); ++i) out << (i ? "x" : "") << shape[i];
 }
 
+std::string shape_text(const Shape& shape) {
+  std::string s;
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
 std::string_view unary_op_name(UnaryOp op) {
   switch (op) {
     case UnaryOp::relu: return "relu";

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 namespace kriek {
@@ -15,5 +16,7 @@ std::int64_t volume(const Shape& shape);
 
 /// Prints "128x256" (the spec-text form).
 void print_shape(std::ostream& out, const Shape& shape);
+/// The same as a string.
+std::string shape_text(const Shape& shape);
 
 }  // namespace kriek

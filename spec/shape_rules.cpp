@@ -9,20 +9,14 @@
 namespace kriek {
 namespace {
 
-std::string shape_str(const Shape& s) {
-  std::ostringstream out;
-  print_shape(out, s);
-  return out.str();
-}
-
 Shape matmul_shape(const Shape& a, const Shape& b) {
   if (a.size() != b.size() || (a.size() != 2 && a.size() != 3)) {
-    user_error("matmul operands must both be rank 2 (or rank 3 when batched), got ", shape_str(a), " and ",
-               shape_str(b));
+    user_error("matmul operands must both be rank 2 (or rank 3 when batched), got ", shape_text(a), " and ",
+               shape_text(b));
   }
   const std::size_t r = a.size();
   if (a[r - 1] != b[r - 2]) {
-    user_error("matmul inner dimensions disagree: ", shape_str(a), " has K=", a[r - 1], " but ", shape_str(b),
+    user_error("matmul inner dimensions disagree: ", shape_text(a), " has K=", a[r - 1], " but ", shape_text(b),
                " has K=", b[r - 2]);
   }
   if (r == 3 && a[0] != b[0]) user_error("matmul batch sizes disagree: ", a[0], " and ", b[0]);
@@ -33,18 +27,18 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
 
 Shape conv_shape(const Shape& img, const Shape& f) {
   const std::size_t r = img.size();
-  if (r < 2 || r > 4) user_error("conv image must be rank 2, 3 or 4, got ", shape_str(img));
+  if (r < 2 || r > 4) user_error("conv image must be rank 2, 3 or 4, got ", shape_text(img));
   const std::size_t want_f = r == 2 ? 3 : 4;
   if (f.size() != want_f) {
-    user_error("conv filters for a rank-", r, " image must be rank ", want_f, ", got ", shape_str(f));
+    user_error("conv filters for a rank-", r, " image must be rank ", want_f, ", got ", shape_text(f));
   }
   const std::size_t h = r == 4 ? 1 : 0;
   if (r >= 3 && img[r - 1] != f[2]) {
-    user_error("conv channels disagree: image ", shape_str(img), " has ", img[r - 1], ", filters ", shape_str(f),
+    user_error("conv channels disagree: image ", shape_text(img), " has ", img[r - 1], ", filters ", shape_text(f),
                " have ", f[2]);
   }
   if (f[0] > img[h] || f[1] > img[h + 1]) {
-    user_error("conv filters ", shape_str(f), " are larger than the image ", shape_str(img));
+    user_error("conv filters ", shape_text(f), " are larger than the image ", shape_text(img));
   }
   Shape out;
   if (r == 4) out.push_back(img[0]);
@@ -56,12 +50,12 @@ Shape conv_shape(const Shape& img, const Shape& f) {
 
 Shape broadcast_shape(const Shape& a, const Shape& b) {
   if (a.size() != b.size()) {
-    user_error("elementwise operands must have one rank, got ", shape_str(a), " and ", shape_str(b));
+    user_error("elementwise operands must have one rank, got ", shape_text(a), " and ", shape_text(b));
   }
   Shape out(a.size());
   for (std::size_t d = 0; d < a.size(); ++d) {
     if (a[d] != b[d] && a[d] != 1 && b[d] != 1) {
-      user_error("elementwise operands ", shape_str(a), " and ", shape_str(b), " do not broadcast in dimension ",
+      user_error("elementwise operands ", shape_text(a), " and ", shape_text(b), " do not broadcast in dimension ",
                  d);
     }
     out[d] = std::max(a[d], b[d]);
@@ -76,7 +70,7 @@ Shape infer_output_shape(const PrimitiveOp& op, std::span<const Shape> in) {
                in.size());
   for (const Shape& s : in) {
     for (auto e : s) {
-      if (e < 1) user_error("extents must be at least 1, got ", shape_str(s));
+      if (e < 1) user_error("extents must be at least 1, got ", shape_text(s));
     }
   }
   return std::visit(overloaded{[&](const Matmul&) { return matmul_shape(in[0], in[1]); },
@@ -91,7 +85,7 @@ Shape infer_output_shape(const PrimitiveOp& op, std::span<const Shape> in) {
                                [&](const ReduceSum& r) {
                                  if (r.axis >= in[0].size()) {
                                    user_error("reducesum axis ", int(r.axis), " is out of range for ",
-                                              shape_str(in[0]));
+                                              shape_text(in[0]));
                                  }
                                  Shape out = in[0];
                                  out.erase(out.begin() + r.axis);

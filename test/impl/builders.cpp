@@ -1,4 +1,5 @@
 // Test helpers for impl trees (see builders.h).
+#include "support/golden.h"
 #include "builders.h"
 
 #include <catch2/catch.hpp>
@@ -108,18 +109,7 @@ void check_interpreted(const ImplPtr& impl, unsigned seed) {
 }
 
 void check_golden(const std::string& name, const std::string& text) {
-  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/test/impl/golden/" + name + ".txt";
-  if (std::getenv("UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path) << text;
-    WARN("rewrote " << path);
-    return;
-  }
-  std::ifstream in(path);
-  INFO("golden file " << path << " (UPDATE_GOLDEN=1 rewrites it)");
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(text == expected.str());
+  kriek::testing::check_golden("impl", name, text);
 }
 
 }  // namespace kriek::test

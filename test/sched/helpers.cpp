@@ -1,4 +1,5 @@
 // The sched test helpers (see helpers.h).
+#include "support/golden.h"
 #include "helpers.h"
 
 #include <catch2/catch.hpp>
@@ -105,18 +106,7 @@ std::uint64_t test_seed(std::uint64_t fallback) {
 }
 
 void check_golden(const std::string& name, const std::string& text) {
-  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/test/sched/golden/" + name + ".txt";
-  if (std::getenv("UPDATE_GOLDEN") != nullptr) {
-    std::ofstream(path) << text;
-    WARN("rewrote " << path);
-    return;
-  }
-  std::ifstream in(path);
-  INFO("golden file " << path << " (UPDATE_GOLDEN=1 rewrites it)");
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(text == expected.str());
+  kriek::testing::check_golden("sched", name, text);
 }
 
 }  // namespace kriek::sched_test

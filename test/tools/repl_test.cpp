@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "support/golden.h"
 #include "support/run_command.h"
 
 using Catch::Matchers::Contains;
@@ -33,16 +34,6 @@ Result script(const std::string& name, const std::string& text) {
   return shell(std::string(KRIEK_BINARY) + " script " + temp_file(name, text) + " --target avx512");
 }
 
-void check_golden(const std::string& name, const std::string& text) {
-  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/test/tools/golden/" + name + ".txt";
-  if (std::getenv("UPDATE_GOLDEN")) std::ofstream(path) << text;
-  std::ifstream in(path);
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(text == expected.str());
-}
-
 }  // namespace
 
 TEST_CASE("repl: Figure 1 by hand, completed by the DP, prints the golden tree and matches the reference",
@@ -52,7 +43,7 @@ TEST_CASE("repl: Figure 1 by hand, completed by the DP, prints the golden tree a
                           "move out L1\ncomplete\ncheck\n");
   REQUIRE(r.status == 0);
   const auto last = r.out.rfind("# matmul (128x128 GL, 128x128 GL -> 128x128 GL)");
-  check_golden("figure1_repl", r.out.substr(last));
+  kriek::testing::check_golden("tools", "figure1_repl", r.out.substr(last));
   CHECK_THAT(r.out, Contains("matches the reference"));
 }
 
