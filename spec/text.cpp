@@ -126,7 +126,7 @@ std::optional<Shape> parse_shape(const std::string& s) {
   while (std::getline(in, part, 'x')) {
     if (part.empty() || part.size() > 12 || !std::all_of(part.begin(), part.end(), ::isdigit)) return std::nullopt;
     const auto e = std::stoll(part);
-    if (e < 1) return std::nullopt;
+    if (e < 1 || e > (std::int64_t{1} << 31) - 1) return std::nullopt;
     shape.push_back(e);
   }
   if (shape.empty() || s.back() == 'x') return std::nullopt;

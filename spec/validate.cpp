@@ -13,8 +13,14 @@ void check_tensor(const TensorSpec& t, std::size_t i, const Target& target) {
   if (t.dtype != Dtype::f32) {
     user_error("operand ", i, " has dtype ", dtype_name(t.dtype), ", which is not supported yet (only f32)");
   }
+  std::int64_t elements = 1;
   for (auto e : t.shape) {
     if (e < 1) user_error("operand ", i, " has extent ", e, "; extents must be at least 1");
+    if (e > (std::int64_t{1} << 31) - 1) user_error("operand ", i, " has extent ", e, "; at most 2^31-1 is allowed");
+    elements *= e;
+    if (elements > (std::int64_t{1} << 48)) {
+      user_error("operand ", i, " of shape ", shape_text(t.shape), " has over 2^48 elements");
+    }
   }
   if (!target.has_level(t.level)) user_error("operand ", i, " is in ", level_name(t.level), ", which target ", target.name, " does not have");
   if (t.layout.kind == Layout::Kind::blocked && (t.layout.dim >= t.rank() || t.layout.block < 1)) {

@@ -68,6 +68,8 @@ TEST_CASE("bad text gets a one-line error with the token marked", "[spec][text][
   CHECK_THAT(error("matmull 8x8x8 f32"), Contains("unknown op") && Contains(">>matmull<<"));
   CHECK_THAT(error("matmul 8x0x8 f32"), Contains("bad shape") && Contains(">>8x0x8<<"));
   CHECK_THAT(error("matmul 8xax8 f32"), Contains("bad shape"));
+  CHECK_THAT(error("matmul 99999999999x8x8 f32"), Contains("bad shape"));
+  CHECK_THAT(error("relu 2000000x2000000x2000000 f32"), Contains("over 2^48 elements"));
   CHECK_THAT(error("matmul 8x8x8 f33"), Contains("unknown dtype") && Contains(">>f33<<"));
   CHECK_THAT(error("matmul 8x8x8 f32 L3"), Contains("unexpected text") && Contains(">>L3<<"));
   CHECK_THAT(error("move (8x8 f32 L9 row -> 8x8 f32 GL row)"), Contains("unknown level") && Contains(">>L9<<"));
