@@ -177,7 +177,8 @@ Options parse_options(int argc, char** argv) {
       if (i + 1 >= argc) usage(argv[0], a + " needs a value");
       return argv[++i];
     };
-    if (a == "--sizes") sizes = value();
+    if (a == "--help" || a == "-h") usage(argv[0], "");
+    else if (a == "--sizes") sizes = value();
     else if (a == "--threads") o.threads = std::atoi(value().c_str());
     else if (a == "--quick") o.reps = 7, o.warmup_ms = 30;
     else if (a == "--reps") o.reps = std::atoi(value().c_str());
