@@ -1,0 +1,325 @@
+// The benchmark driver shared by every peer executable: parses the command line, makes identical inputs in
+// every process (fixed seed per size), and for each runner prepares once (untimed), warms up, times the median
+// of repeated runs, and checks C against a double-precision reference. Prints a table; appends to a CSV.
+#include "driver.h"
+
+#include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace bench {
+
+std::string Problem::text() const {
+  return std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
+}
+
+bool parse_problem(const std::string& text, Problem& out) {
+  int v[3];
+  int n = 0;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, 'x')) {
+    if (n == 3 || part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return false;
+    v[n++] = std::atoi(part.c_str());
+    if (v[n - 1] <= 0) return false;
+  }
+  if (n == 1) out = {v[0], v[0], v[0]};
+  else if (n == 3) out = {v[0], v[1], v[2]};
+  else return false;
+  return true;
+}
+
+float* alloc_aligned(std::size_t n) {
+  std::size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+  auto* p = static_cast<float*>(std::aligned_alloc(64, bytes ? bytes : 64));
+  if (!p) { std::fprintf(stderr, "error: cannot allocate %zu bytes\n", bytes); std::exit(1); }
+  return p;
+}
+void free_aligned(float* p) { std::free(p); }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// CPU time (user + system) of all this process's threads so far, in ms.
+double cpu_ms() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return 1e3 * (u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-3 * (u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// Busy time (user, nice, system, irq, softirq, steal) so far, in ms, of the CPUs this process may run on, from
+// /proc/stat: it counts every process on those cores (other engineers' builds too) and the hypervisor's steal.
+double allowed_cpus_busy_ms(int* ncpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  std::ifstream in("/proc/stat");
+  double ticks = 0;
+  *ncpus = 0;
+  for (std::string line; std::getline(in, line);) {
+    int cpu = -1;
+    unsigned long long v[8] = {};  // user nice system idle iowait irq softirq steal
+    if (std::sscanf(line.c_str(), "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2],
+                    &v[3], &v[4], &v[5], &v[6], &v[7]) != 9 || !CPU_ISSET(cpu, &set))
+      continue;
+    ticks += double(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]);
+    ++*ncpus;
+  }
+  return ticks * 1e3 / double(sysconf(_SC_CLK_TCK));
+}
+
+// Uniform values in [-1, 1) from splitmix64, seeded by the size, so every process sees the same A and B.
+void fill_random(float* x, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    x[i] = static_cast<float>(static_cast<double>(z >> 40) / double(1ull << 23) - 1.0);
+  }
+}
+
+// Max over checked elements of |C - R| / sum_k |A_ik B_kj| (R in double): the error relative to the
+// componentwise bound, which any correct FP32 summation order keeps under about K * 2^-24. Rows checked: all
+// when M <= 128, else the first and last 16 and 32 spread between (remainder tiles live at the edges).
+double max_rel_err(const Problem& p, const float* A, const float* B, const float* C) {
+  std::vector<int> rows;
+  if (p.M <= 128) {
+    for (int i = 0; i < p.M; ++i) rows.push_back(i);
+  } else {
+    for (int i = 0; i < 16; ++i) rows.push_back(i), rows.push_back(p.M - 1 - i);
+    for (int s = 1; s <= 32; ++s) rows.push_back(int(std::int64_t(p.M) * s / 33));
+  }
+  std::vector<double> ref(p.N), bound(p.N);
+  double worst = 0.0;
+  for (int i : rows) {
+    std::fill(ref.begin(), ref.end(), 0.0);
+    std::fill(bound.begin(), bound.end(), 0.0);
+    for (int k = 0; k < p.K; ++k) {
+      double a = A[std::size_t(i) * p.K + k];
+      const float* b = B + std::size_t(k) * p.N;
+      for (int j = 0; j < p.N; ++j) ref[j] += a * b[j], bound[j] += std::fabs(a * b[j]);
+    }
+    for (int j = 0; j < p.N; ++j) {
+      double c = C[std::size_t(i) * p.N + j];
+      if (!std::isfinite(c)) return std::numeric_limits<double>::infinity();
+      double e = std::fabs(c - ref[j]) / std::max(bound[j], 1e-30);
+      worst = std::max(worst, e);
+    }
+  }
+  return worst;
+}
+
+constexpr double kForeignLoad = 0.15;  // other processes' share of our cores above which a result is starved
+constexpr int kAttempts = 3;
+
+struct Result {
+  std::string name, kernel, status, excluded;
+  double median = 0, lo = 0, hi = 0, err = 0;
+  double cpu_share = 0;  // CPU time / (wall time x threads) over the timed reps; low = the cores were taken
+  double foreign_load = 0;  // share of our cores' time that other processes used during the timed reps
+  bool starved = false;
+  int calls = 0, attempts = 0;
+};
+
+Result measure(Runner& r, const Problem& p, const float* A, const float* B, float* C, const Options& o) {
+  Result res{};
+  res.name = r.name();
+  res.status = "ok";
+  if (std::string why = r.unsupported(p, o.threads); !why.empty()) {
+    res.status = "skip: " + why;
+    return res;
+  }
+  r.prepare(p, A, B, C, o.threads);
+  res.kernel = r.kernel();
+  res.excluded = r.excluded();
+  std::size_t nc = std::size_t(p.M) * p.N;
+  std::fill(C, C + nc, std::numeric_limits<float>::quiet_NaN());  // C must be fully overwritten
+  r.run();
+  res.err = max_rel_err(p, A, B, C);
+  // Warm-up, then size each repetition to last at least min_rep_ms.
+  int warm = 0;
+  auto t0 = Clock::now();
+  do { r.run(), ++warm; } while (ms_since(t0) < o.warmup_ms);
+  double per_call = ms_since(t0) / warm;
+  res.calls = std::max(1, int(std::ceil(o.min_rep_ms / std::max(per_call, 1e-6))));
+  // The timed repetitions. When other work held the cores (a descheduled thread stalls every barrier of a
+  // 2-thread library), try again, up to kAttempts, and keep the least-starved try. Starved = other processes
+  // used at least kForeignLoad of our cores' time. (Our own CPU share cannot tell: a library that runs a size
+  // on one of its two threads legitimately has a share near 50%.)
+  std::vector<double> g;
+  int calls = res.calls;
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    std::vector<double> ga;
+    double cpu0 = cpu_ms();
+    int ncpus = 0;
+    double busy0 = allowed_cpus_busy_ms(&ncpus);
+    auto wall0 = Clock::now();
+    for (int rep = 0; rep < o.reps; ++rep) {
+      auto t = Clock::now();
+      for (int c = 0; c < calls; ++c) r.run();
+      ga.push_back(p.flops() * calls / (ms_since(t) * 1e6));
+    }
+    double wall = ms_since(wall0);
+    double ours = cpu_ms() - cpu0;
+    double share = ours / (wall * o.threads);
+    double foreign = std::max(0.0, allowed_cpus_busy_ms(&ncpus) - busy0 - ours) / (wall * std::max(ncpus, 1));
+    bool starved = foreign >= kForeignLoad;
+    if (g.empty() || (res.starved && foreign < res.foreign_load)) {
+      g = ga, res.calls = calls, res.attempts = attempt;
+      res.cpu_share = share, res.foreign_load = foreign, res.starved = starved;
+    }
+    if (!starved) break;
+    double fastest_call_ms = p.flops() / (*std::max_element(ga.begin(), ga.end()) * 1e6);
+    calls = std::max(1, int(std::ceil(o.min_rep_ms / fastest_call_ms)));  // keep reps >= min_rep_ms if unstarved
+  }
+  // Repeated calls must give the same answer: catches kernels that accumulate into C.
+  res.err = std::max(res.err, max_rel_err(p, A, B, C));
+  r.release();
+  std::sort(g.begin(), g.end());
+  res.median = g[g.size() / 2];
+  res.lo = g.front();
+  res.hi = g.back();
+  double tol = 2.0 * p.K * std::ldexp(1.0, -24);
+  if (!(res.err <= tol)) res.status = "WRONG";
+  return res;
+}
+
+std::string csv_field(std::string s) {
+  std::replace(s.begin(), s.end(), ',', ';');
+  return s;
+}
+
+void append_csv(const Options& o, const Problem& p, const Result& r) {
+  bool fresh = true;
+  if (std::ifstream in(o.csv); in && in.peek() != std::ifstream::traits_type::eof()) fresh = false;
+  std::ofstream out(o.csv, std::ios::app);
+  if (fresh)
+    out << "library,kernel,threads,M,K,N,gflops_median,gflops_min,gflops_max,pct_of_peak,peak_gflops_1core,"
+           "reps,calls_per_rep,max_rel_err,cpu_share,foreign_load,starved,attempts,status,excluded_from_timing,process\n";
+  double pct = o.peak_gflops > 0 ? 100.0 * r.median / (o.peak_gflops * o.threads) : 0.0;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%d,%d,%d,%d,%.2f,%.2f,%.2f,%.1f,%.1f,%d,%d,%.3g,%.2f,%.2f,%d,%d,", o.threads, p.M,
+                p.K, p.N, r.median, r.lo, r.hi, pct, o.peak_gflops, o.reps, r.calls, r.err, r.cpu_share,
+                r.foreign_load, int(r.starved), r.attempts);
+  out << csv_field(r.name) << ',' << csv_field(r.kernel) << ',' << buf << csv_field(r.status) << ','
+      << csv_field(r.excluded) << ',' << csv_field(o.process) << '\n';
+}
+
+[[noreturn]] void usage(const char* argv0, const std::string& why) {
+  if (!why.empty()) std::fprintf(stderr, "error: %s\n", why.c_str());
+  std::fprintf(stderr,
+               "usage: %s [--sizes 64,256,2048x2048x1] [--threads N] [--quick] [--reps R] [--min-ms T]\n"
+               "          [--peak GFLOPS] [--csv FILE] [--label NAME]\n"
+               "          [--kriek-so PATH --kriek-symbol NAME [--kriek-size MxKxN]]\n",
+               argv0);
+  std::exit(2);
+}
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  const char* slash = std::strrchr(argv[0], '/');
+  o.process = slash ? slash + 1 : argv[0];
+  std::string sizes = "64,128,256,257,512,1000,1024,2048,2048x2048x1,4096x64x64,64x4096x64", kriek_size;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(argv[0], a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") usage(argv[0], "");
+    else if (a == "--sizes") sizes = value();
+    else if (a == "--threads") o.threads = std::atoi(value().c_str());
+    else if (a == "--quick") o.reps = 7, o.warmup_ms = 30;
+    else if (a == "--reps") o.reps = std::atoi(value().c_str());
+    else if (a == "--min-ms") o.min_rep_ms = std::atof(value().c_str());
+    else if (a == "--peak") o.peak_gflops = std::atof(value().c_str());
+    else if (a == "--csv") o.csv = value();
+    else if (a == "--label") o.label = value();
+    else if (a == "--kriek-so") o.kriek_so = value();
+    else if (a == "--kriek-symbol") o.kriek_symbol = value();
+    else if (a == "--kriek-size") kriek_size = value();
+    else usage(argv[0], "unknown option '" + a + "'");
+  }
+  std::stringstream ss(sizes);
+  for (std::string t; std::getline(ss, t, ',');) {
+    Problem p;
+    if (!parse_problem(t, p)) usage(argv[0], "bad size '" + t + "' (want n or MxKxN)");
+    o.problems.push_back(p);
+  }
+  if (o.threads < 1) usage(argv[0], "--threads must be at least 1");
+  if (o.reps < 7) usage(argv[0], "--reps must be at least 7 (the median of fewer is too noisy)");
+  if (o.kriek_so.empty() != o.kriek_symbol.empty()) usage(argv[0], "--kriek-so and --kriek-symbol go together");
+  if (!o.kriek_so.empty()) {
+    if (!kriek_size.empty() && !parse_problem(kriek_size, o.kriek_problem))
+      usage(argv[0], "bad --kriek-size '" + kriek_size + "'");
+    if (kriek_size.empty() && o.problems.size() != 1)
+      usage(argv[0], "a kriek kernel has one fixed size: give --kriek-size MxKxN or a single --sizes entry");
+    if (kriek_size.empty()) o.kriek_problem = o.problems[0];
+  }
+  return o;
+}
+
+}  // namespace
+}  // namespace bench
+
+int main(int argc, char** argv) {
+  using namespace bench;
+  Options o = parse_options(argc, argv);
+  std::vector<RunnerPtr> runners = peer_runners(o);
+  bool any_wrong = false;
+  if (!o.label.empty() && runners.size() > 1) usage(argv[0], "--label needs an executable with one runner");
+  if (!o.kriek_so.empty()) runners.push_back(make_kriek_runner(o));
+  std::printf("# %s, %d thread(s), median of %d reps (each >= %.0f ms); timings exclude each runner's prepare()\n",
+              o.process.c_str(), o.threads, o.reps, o.min_rep_ms);
+  for (const Problem& p : o.problems) {
+    std::size_t a = std::size_t(p.M) * p.K, b = std::size_t(p.K) * p.N, c = std::size_t(p.M) * p.N;
+    float *A = alloc_aligned(a), *B = alloc_aligned(b), *C = alloc_aligned(c);
+    fill_random(A, a, 0x1000003ull * p.M + 0x1001ull * p.K + p.N);
+    fill_random(B, b, 0x2000003ull * p.N + 0x2001ull * p.K + p.M);
+    std::vector<Result> results;
+    for (RunnerPtr& r : runners) {
+      bool is_kriek = r->name() == "kriek";
+      if (is_kriek && !(p == o.kriek_problem)) continue;  // a kriek kernel computes one fixed size
+      Result res = measure(*r, p, A, B, C, o);
+      if (!is_kriek && !o.label.empty()) res.name = o.label;
+      if (res.status.rfind("skip", 0) == 0) {
+        std::printf("%-14s %-16s %s\n", p.text().c_str(), res.name.c_str(), res.status.c_str());
+      } else {
+        std::string excl = res.excluded.empty() ? "" : "  [untimed: " + res.excluded + "]";
+        std::printf("%-14s %-16s %-26s %7.1f GFLOP/s [%6.1f..%6.1f] cpu %3.0f%% others %2.0f%%%s err %.1e %s%s\n",
+                    p.text().c_str(), res.name.c_str(), res.kernel.substr(0, 26).c_str(), res.median, res.lo,
+                    res.hi, 100 * res.cpu_share, 100 * res.foreign_load, res.starved ? " (starved)" : "", res.err,
+                    res.status.c_str(), excl.c_str());
+      }
+      std::fflush(stdout);
+      if (!o.csv.empty()) append_csv(o, p, res);
+      any_wrong |= res.status == "WRONG";
+      results.push_back(res);
+    }
+    const Result* kriek = nullptr;
+    for (const Result& r : results)
+      if (r.name == "kriek" && r.status == "ok") kriek = &r;
+    for (const Result& r : results)
+      if (kriek && &r != kriek && r.status == "ok")
+        std::printf("%-14s kriek / %-18s = %.2fx (same process, same inputs)\n", p.text().c_str(), r.name.c_str(),
+                    kriek->median / r.median);
+    free_aligned(A), free_aligned(B), free_aligned(C);
+  }
+  return any_wrong ? 3 : 0;  // 3: some runner computed a wrong C (see the WRONG rows)
+}
