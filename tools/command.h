@@ -21,6 +21,8 @@ const std::vector<Command>& commands();
 int run_spec(const std::vector<std::string>& args);
 int run_target(const std::vector<std::string>& args);
 int run_synth(const std::vector<std::string>& args);
+int run_emit(const std::vector<std::string>& args);
+int run_run(const std::vector<std::string>& args);
 int run_query(const std::vector<std::string>& args);
 int run_table(const std::vector<std::string>& args);
 int run_repl_command(const std::vector<std::string>& args);

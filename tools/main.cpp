@@ -17,8 +17,10 @@ const std::vector<Command>& commands() {
        "synthesize the best Impl of a Spec and print it with costs and search statistics; reads and extends the "
        "DP table",
        run_synth},
-      {"emit", "kriek emit SPEC [--format c|impl] [-o FILE]", "emit C for a synthesized Impl", nullptr},
-      {"run", "kriek run SPEC", "synthesize, emit, compile, verify and time a kernel", nullptr},
+      {"emit", "kriek emit SPEC [--format c|impl] [-o FILE] [--name NAME] [--target T] [--memory ...] [--table FILE]",
+       "synthesize a Spec and emit its kernel as C (or its Impl tree)", run_emit},
+      {"run", "kriek run SPEC [--keep DIR] [--seed N] [--run-threads N] [--target T] [--memory ...] [--table FILE]",
+       "synthesize, emit, compile, verify against the reference and time a kernel", run_run},
       {"query", "kriek query SPEC [--table FILE] [--memory ...] [--frontier]",
        "the best Impl and frontier of a Spec from the persisted DP table alone", run_query},
       {"table", "kriek table stats FILE | merge IN... -o OUT | export FILE",

@@ -1,0 +1,22 @@
+// The C of each leaf kernel (impl/kernel.h) on generator views: scalar statements, vector intrinsics on register
+// variables, the broadcast-FMA outer product, and the direct convolution's reduction loop.
+#pragma once
+
+#include <vector>
+
+#include "codegen/c_view.h"
+#include "codegen/c_writer.h"
+#include "codegen/vector_isa.h"
+#include "impl/kernel.h"
+#include "spec/spec.h"
+
+namespace kriek::codegen {
+
+/// Writes kernel `k` implementing `spec` on `ops` (inputs, then the output). `isa` is null on scalar targets.
+void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<CView>& ops, const VectorIsa* isa);
+
+/// Writes nested loops copying every element of `from` to `to` (equal shapes), dimension by dimension in
+/// increasing order (so a copy towards lower offsets of the same buffer reads each element before writing it).
+void emit_copy(CWriter& w, const CView& from, const CView& to);
+
+}  // namespace kriek::codegen

@@ -1,0 +1,133 @@
+// Offsets, elements and registers of generator views (see c_view.h).
+#include "codegen/c_view.h"
+
+#include "spec/error.h"
+
+namespace kriek::codegen {
+namespace {
+
+/// Position of `index` in the buffer, per dimension.
+Coord position(const CView& v, const Coord& index) {
+  KRIEK_ASSERT(index.size() == v.rank(), "index of rank ", index.size(), " into a view of rank ", v.rank());
+  Coord pos(v.rank());
+  for (std::size_t d = 0; d < v.rank(); ++d) pos[d] = v.origin[d] + index[d];
+  return pos;
+}
+
+/// Row-major offset of `pos` over the buffer's dimensions other than `skip` (none when skip >= rank).
+Affine row_major_offset(const Shape& buffer, const Coord& pos, std::size_t skip) {
+  Affine off;
+  for (std::size_t d = 0; d < buffer.size(); ++d) {
+    if (d != skip) off = off * buffer[d] + pos[d];
+  }
+  return off;
+}
+
+std::int64_t product_except(const Shape& shape, std::size_t skip) {
+  std::int64_t n = 1;
+  for (std::size_t d = 0; d < shape.size(); ++d) n *= d == skip ? 1 : shape[d];
+  return n;
+}
+
+}  // namespace
+
+Storage storage_of(Level l) {
+  switch (l) {
+    case Level::RF: return Storage::scalar_registers;
+    case Level::VRF: return Storage::vector_registers;
+    default: return Storage::memory;
+  }
+}
+
+CView CView::sub(const Coord& offset, const Shape& extents) const {
+  KRIEK_ASSERT(offset.size() == rank() && extents.size() == rank(), "sub-view of rank ", extents.size(),
+               " of a view of rank ", rank());
+  CView v = *this;
+  for (std::size_t d = 0; d < rank(); ++d) {
+    v.origin[d] = origin[d] + offset[d];
+    KRIEK_ASSERT(extents[d] <= shape[d], "sub-view extent ", extents[d], " exceeds ", shape[d], " in dim ", d);
+  }
+  v.shape = extents;
+  return v;
+}
+
+CView whole(Storage storage, std::string base, const Shape& shape, const Layout& layout, std::uint32_t vector_size) {
+  return CView{storage, std::move(base), shape, layout, zeros(shape.size()), shape, vector_size};
+}
+
+std::optional<Affine> affine_offset(const CView& v, const Coord& index) {
+  const Coord pos = position(v, index);
+  switch (v.layout.kind) {
+    case Layout::Kind::row_major: return row_major_offset(v.buffer, pos, v.rank());
+    case Layout::Kind::col_major: {
+      Affine off;
+      for (std::size_t d = v.rank(); d-- > 0;) off = off * v.buffer[d] + pos[d];
+      return off;
+    }
+    case Layout::Kind::blocked: {
+      const std::size_t dim = v.layout.dim;
+      const std::int64_t b = v.layout.block;
+      const Affine& p = pos[dim];
+      const Affine variable_part = p - Affine(p.constant());
+      if (!variable_part.divisible_by(b) || p.constant() < 0) return std::nullopt;
+      const Affine panel = variable_part.divided_by(b) + Affine(p.constant() / b);
+      const Affine rest = row_major_offset(v.buffer, pos, dim);
+      return (panel * product_except(v.buffer, dim) + rest) * b + Affine(p.constant() % b);
+    }
+  }
+  return std::nullopt;
+}
+
+std::string offset_text(const CView& v, const Coord& index) {
+  if (auto a = affine_offset(v, index)) return a->text();
+  // Blocked with a coordinate that is not a known multiple of the block: divide at run time.
+  const Coord pos = position(v, index);
+  const std::size_t dim = v.layout.dim;
+  const std::string b = std::to_string(v.layout.block);
+  const std::string p = "(" + pos[dim].text() + ")";
+  return "((" + p + " / " + b + ") * " + std::to_string(product_except(v.buffer, dim)) + " + " +
+         row_major_offset(v.buffer, pos, dim).text() + ") * " + b + " + " + p + " % " + b;
+}
+
+std::string element(const CView& v, const Coord& index) {
+  KRIEK_ASSERT(v.storage != Storage::vector_registers, "element access into vector registers ", v.base);
+  return v.base + "[" + offset_text(v, index) + "]";
+}
+
+std::string address(const CView& v, const Coord& index) {
+  KRIEK_ASSERT(v.storage == Storage::memory, "the address of a register element ", v.base);
+  return "(" + v.base + " + " + offset_text(v, index) + ")";
+}
+
+bool is_dense_run(const CView& v) {
+  const std::size_t rank = v.rank();
+  std::vector<std::int64_t> at(rank, 0);
+  std::optional<Affine> first;
+  for (std::int64_t p = 0;; ++p) {
+    Coord index(at.begin(), at.end());
+    const auto off = affine_offset(v, index);
+    if (!off) return false;
+    if (!first) first = off;
+    const Affine diff = *off - *first;
+    if (!diff.is_constant() || diff.constant() != p) return false;
+    std::size_t d = rank;
+    while (d > 0 && ++at[d - 1] == v.shape[d - 1]) at[--d] = 0;
+    if (d == 0) return true;
+  }
+}
+
+std::string whole_register(const CView& v) {
+  KRIEK_ASSERT(v.storage == Storage::vector_registers, v.base, " is not in vector registers");
+  KRIEK_ASSERT(volume(v.shape) == v.vector_size, "a view of ", volume(v.shape), " elements is not one register of ",
+               v.vector_size);
+  const auto first = affine_offset(v, zeros(v.rank()));
+  KRIEK_ASSERT(first && first->is_constant(), "register view ", v.base, " at a variable offset: the loop over it ",
+               "must be unrolled");
+  KRIEK_ASSERT(first->constant() % v.vector_size == 0 && is_dense_run(v), "view of ", v.base,
+               " at offset ", first->constant(), " does not fill one register in lane order");
+  return v.base + "_" + std::to_string(first->constant() / v.vector_size);
+}
+
+Coord zeros(std::size_t rank) { return Coord(rank, Affine(0)); }
+
+}  // namespace kriek::codegen

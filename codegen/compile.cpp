@@ -1,0 +1,180 @@
+// Runs the C compiler with posix_spawn (no shell), its diagnostics captured to a file next to the source, and
+// loads the result with dlopen. Nothing is swallowed: a failure reports the command, the compiler's output and
+// where the source was kept.
+#include "codegen/compile.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "codegen/vector_isa.h"
+
+extern char** environ;
+
+namespace kriek::codegen {
+namespace {
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string joined(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+/// Runs argv with stdout and stderr into `log`; returns the exit status (or -1 when it could not start).
+int run(const std::vector<std::string>& argv, const std::filesystem::path& log, std::string& error) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    error = std::string("cannot run '") + argv[0] + "': " + std::strerror(rc);
+    return -1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      error = std::string("waitpid: ") + std::strerror(errno);
+      return -1;
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    error = argv[0] + std::string(" was killed by signal ") + std::to_string(WTERMSIG(status));
+    return -1;
+  }
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+std::vector<std::string> compile_command(const CSource& c, const Target& target, const std::filesystem::path& source,
+                                         const std::filesystem::path& library, const CompileOptions& options) {
+  std::string compiler = options.compiler;
+  if (compiler.empty()) {
+    const char* cc = std::getenv("CC");
+    compiler = cc && *cc ? cc : "cc";
+  }
+  std::vector<std::string> argv{compiler, "-std=c11", "-O3", "-fPIC", "-shared", "-Wall", "-Wextra"};
+  if (options.warnings_as_errors) argv.push_back("-Werror");
+  for (const auto& f : isa_flags(target)) argv.push_back(f);
+  if (c.uses_openmp) argv.push_back("-fopenmp");
+  for (const auto& f : options.extra_flags) argv.push_back(f);
+  argv.insert(argv.end(), {"-o", library.string(), source.string()});
+  return argv;
+}
+
+LoadedKernel::LoadedKernel(LoadedKernel&& other) noexcept { *this = std::move(other); }
+
+LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
+  if (this != &other) {
+    if (handle_) dlclose(handle_);
+    handle_ = std::exchange(other.handle_, nullptr);
+    entry_ = std::exchange(other.entry_, nullptr);
+    library_ = std::move(other.library_);
+  }
+  return *this;
+}
+
+LoadedKernel::~LoadedKernel() {
+  if (handle_) dlclose(handle_);
+}
+
+LoadedKernel LoadedKernel::load(const std::filesystem::path& library, const std::string& function) {
+  LoadedKernel k;
+  k.library_ = library;
+  k.handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!k.handle_) throw CompileError("cannot load " + library.string() + ": " + dlerror());
+  dlerror();
+  k.entry_ = dlsym(k.handle_, function.c_str());
+  if (!k.entry_) {
+    const char* e = dlerror();
+    throw CompileError("no function " + function + " in " + library.string() + (e ? std::string(": ") + e : ""));
+  }
+  return k;
+}
+
+void LoadedKernel::call(const std::vector<float*>& p) const {
+  KRIEK_ASSERT(entry_ != nullptr, "call of an unloaded kernel");
+  using F1 = void (*)(float*);
+  using F2 = void (*)(float*, float*);
+  using F3 = void (*)(float*, float*, float*);
+  using F4 = void (*)(float*, float*, float*, float*);
+  using F5 = void (*)(float*, float*, float*, float*, float*);
+  using F6 = void (*)(float*, float*, float*, float*, float*, float*);
+  using F7 = void (*)(float*, float*, float*, float*, float*, float*, float*);
+  using F8 = void (*)(float*, float*, float*, float*, float*, float*, float*, float*);
+  switch (p.size()) {
+    case 1: return reinterpret_cast<F1>(entry_)(p[0]);
+    case 2: return reinterpret_cast<F2>(entry_)(p[0], p[1]);
+    case 3: return reinterpret_cast<F3>(entry_)(p[0], p[1], p[2]);
+    case 4: return reinterpret_cast<F4>(entry_)(p[0], p[1], p[2], p[3]);
+    case 5: return reinterpret_cast<F5>(entry_)(p[0], p[1], p[2], p[3], p[4]);
+    case 6: return reinterpret_cast<F6>(entry_)(p[0], p[1], p[2], p[3], p[4], p[5]);
+    case 7: return reinterpret_cast<F7>(entry_)(p[0], p[1], p[2], p[3], p[4], p[5], p[6]);
+    case 8: return reinterpret_cast<F8>(entry_)(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+    default: break;
+  }
+  throw UserError("kernels of " + std::to_string(p.size()) + " operands cannot be called (at most 8)");
+}
+
+bool LoadedKernel::set_threads(int threads) const {
+  void* f = handle_ ? dlsym(handle_, "omp_set_num_threads") : nullptr;
+  if (!f) return false;
+  reinterpret_cast<void (*)(int)>(f)(threads);
+  return true;
+}
+
+LoadedKernel compile_and_load(const CSource& c, const Target& target, const std::filesystem::path& dir,
+                              const CompileOptions& options) {
+  const std::filesystem::path source = dir / (c.function + ".c");
+  const std::filesystem::path library = dir / (c.function + ".so");
+  const std::filesystem::path log = dir / (c.function + ".log");
+  {
+    std::ofstream out(source);
+    out << c.code;
+    if (!out.flush()) throw CompileError("cannot write the C source to " + source.string());
+  }
+  const auto argv = compile_command(c, target, source, library, options);
+  std::string error;
+  const int status = run(argv, log, error);
+  if (status != 0) {
+    std::string message = error.empty() ? read_file(log) : error;
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    throw CompileError("compiling " + c.function + " failed (exit " + std::to_string(status) + "): " + joined(argv) +
+                       "\n" + message + "\nthe source is kept at " + source.string());
+  }
+  try {
+    return LoadedKernel::load(library, c.function);
+  } catch (const CompileError& e) {
+    throw CompileError(std::string(e.what()) + "\nthe source is kept at " + source.string());
+  }
+}
+
+std::filesystem::path make_temp_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/kriek-XXXXXX";
+  if (!mkdtemp(pattern.data())) throw UserError("cannot make a directory " + pattern + ": " + std::strerror(errno));
+  return pattern;
+}
+
+}  // namespace kriek::codegen

@@ -1,0 +1,66 @@
+// Compiling emitted C into a shared library with the system C compiler and loading it (dlopen). Failures throw
+// CompileError carrying the compiler's or loader's message and the path of the kept source.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "codegen/emit_c.h"
+#include "spec/error.h"
+#include "spec/target.h"
+
+namespace kriek::codegen {
+
+/// A compiler or loader failure; what() is the whole report (command, message, kept source path).
+class CompileError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
+struct CompileOptions {
+  /// The C compiler: $CC when set, else "cc".
+  std::string compiler;
+  /// Turn warnings into errors (tests use it: emitted code must compile cleanly under -Wall -Wextra).
+  bool warnings_as_errors = false;
+  std::vector<std::string> extra_flags;
+};
+
+/// The command line that compiles `source` into the shared library `library`.
+std::vector<std::string> compile_command(const CSource& c, const Target& target, const std::filesystem::path& source,
+                                         const std::filesystem::path& library, const CompileOptions& options = {});
+
+/// A loaded shared library and its entry point. Move-only; unloads on destruction.
+class LoadedKernel {
+ public:
+  LoadedKernel() = default;
+  LoadedKernel(LoadedKernel&& other) noexcept;
+  LoadedKernel& operator=(LoadedKernel&& other) noexcept;
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+  ~LoadedKernel();
+
+  /// Loads `library` and finds `function` in it; CompileError with dlerror()'s message when either fails.
+  static LoadedKernel load(const std::filesystem::path& library, const std::string& function);
+
+  void* entry() const { return entry_; }
+  const std::filesystem::path& library() const { return library_; }
+  /// Calls the entry point with one pointer per operand (inputs, then the output), at most 8.
+  void call(const std::vector<float*>& operands) const;
+  /// Sets the OpenMP team size of the library's parallel loops; false when it has none (no OpenMP runtime).
+  bool set_threads(int threads) const;
+
+ private:
+  void* handle_ = nullptr;
+  void* entry_ = nullptr;
+  std::filesystem::path library_;
+};
+
+/// Writes `c` to `dir`/<function>.c, compiles it to `dir`/<function>.so and loads it. The source stays in `dir`.
+LoadedKernel compile_and_load(const CSource& c, const Target& target, const std::filesystem::path& dir,
+                              const CompileOptions& options = {});
+
+/// A fresh private directory under $TMPDIR (or /tmp) named kriek-XXXXXX.
+std::filesystem::path make_temp_dir();
+
+}  // namespace kriek::codegen

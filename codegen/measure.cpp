@@ -1,0 +1,149 @@
+// Verification and timing of compiled kernels, and the peak probe (see measure.h).
+#include "codegen/measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "codegen/vector_isa.h"
+#include "spec/reference.h"
+
+namespace kriek::codegen {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// C source of the peak probe: `chains` independent FMA chains of the target's widest vectors.
+CSource peak_probe(const Target& target) {
+  const VectorIsa* isa = vector_isa(target);
+  const int chains = 16;
+  std::ostringstream c;
+  if (isa) c << "#include <immintrin.h>\n";
+  c << "void kriek_peak_probe(const float *restrict n_in, float *restrict out) {\n"
+    << "  const long n = (long)n_in[0];\n";
+  if (isa) {
+    c << "  const " << isa->type << " b = " << isa->broadcast << "(0.999999f), d = " << isa->broadcast << "(1e-7f);\n";
+    for (int i = 0; i < chains; ++i) c << "  " << isa->type << " a" << i << " = " << isa->broadcast << "(" << i << ".0f);\n";
+    c << "  for (long i = 0; i < n; ++i) {\n";
+    for (int i = 0; i < chains; ++i) c << "    a" << i << " = " << isa->fmadd << "(a" << i << ", b, d);\n";
+    c << "    __asm__ volatile(\"\" ::: \"memory\");\n  }\n";
+    c << "  " << isa->type << " s = a0;\n";
+    for (int i = 1; i < chains; ++i) c << "  s = " << isa->add << "(s, a" << i << ");\n";
+    c << "  float lanes[" << isa->width << "];\n  " << isa->store << "(lanes, s);\n  out[0] = lanes[0];\n";
+  } else {
+    c << "  float b = 0.999999f, d = 1e-7f;\n";
+    for (int i = 0; i < chains; ++i) c << "  float a" << i << " = " << i << ".0f;\n";
+    c << "  for (long i = 0; i < n; ++i) {\n";
+    for (int i = 0; i < chains; ++i) c << "    a" << i << " = a" << i << " * b + d;\n";
+    c << "    __asm__ volatile(\"\" ::: \"memory\");\n  }\n  out[0] = a0";
+    for (int i = 1; i < chains; ++i) c << " + a" << i;
+    c << ";\n";
+  }
+  c << "}\n";
+  return CSource{c.str(), "kriek_peak_probe", 0, false};
+}
+
+}  // namespace
+
+std::vector<float*> Operands::pointers() {
+  std::vector<float*> out;
+  for (auto& b : buffers) out.push_back(b.data());
+  return out;
+}
+
+Operands random_operands(const Spec& spec, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  Operands ops;
+  for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+    const auto n = static_cast<std::size_t>(spec.operands[i].elements());
+    const bool output = i + 1 == spec.operands.size();
+    std::vector<float> b(n, std::numeric_limits<float>::quiet_NaN());
+    if (!output || accumulates(spec.op)) {
+      for (float& x : b) x = uniform(rng);
+    }
+    ops.buffers.push_back(std::move(b));
+  }
+  return ops;
+}
+
+Verification verify(const LoadedKernel& kernel, const Spec& spec, std::uint64_t seed) {
+  Operands ops = random_operands(spec, seed);
+  std::vector<float> expected = ops.buffers.back();
+  std::vector<const float*> inputs;
+  for (std::size_t i = 0; i + 1 < ops.buffers.size(); ++i) inputs.push_back(ops.buffers[i].data());
+  reference(spec, inputs, expected.data());
+  kernel.call(ops.pointers());
+  const std::vector<float>& got = ops.buffers.back();
+  Verification v;
+  double scale = 1;
+  for (float e : expected) scale = std::max(scale, static_cast<double>(std::fabs(e)));
+  const double outputs = static_cast<double>(std::max<std::size_t>(1, expected.size()));
+  const double reduction = std::max(1.0, flop_count(spec) / outputs);
+  v.tolerance = 2 * std::numeric_limits<float>::epsilon() * reduction * scale;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double e = std::isnan(got[i]) != std::isnan(expected[i]) ? std::numeric_limits<double>::infinity()
+                     : std::isnan(got[i])                           ? 0.0
+                                                                     : std::fabs(double(got[i]) - double(expected[i]));
+    if (v.worst < 0 || e > v.max_error) {
+      v.max_error = e;
+      v.worst = static_cast<std::int64_t>(i);
+    }
+  }
+  return v;
+}
+
+Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_seconds) {
+  Operands ops = random_operands(spec, 1);
+  std::vector<float*> p = ops.pointers();
+  auto start = Clock::now();
+  kernel.call(p);  // warm-up: page faults, the workspace, the OpenMP team
+  start = Clock::now();
+  kernel.call(p);
+  const double once = std::max(seconds_since(start), 1e-9);
+  Timing t;
+  t.calls_per_sample = std::max<std::int64_t>(1, static_cast<std::int64_t>(1e-3 / once));
+  const double sample_seconds = once * static_cast<double>(t.calls_per_sample);
+  t.samples = static_cast<int>(std::clamp(budget_seconds / sample_seconds, 5.0, 101.0));
+  std::vector<double> per_call;
+  for (int s = 0; s < t.samples; ++s) {
+    start = Clock::now();
+    for (std::int64_t c = 0; c < t.calls_per_sample; ++c) kernel.call(p);
+    per_call.push_back(seconds_since(start) / static_cast<double>(t.calls_per_sample));
+  }
+  std::nth_element(per_call.begin(), per_call.begin() + static_cast<std::ptrdiff_t>(per_call.size() / 2), per_call.end());
+  t.median_seconds = per_call[per_call.size() / 2];
+  t.gflops = flop_count(spec) / t.median_seconds * 1e-9;
+  return t;
+}
+
+double measured_peak_gflops(const Target& target, const std::filesystem::path& dir) {
+  static std::mutex mutex;
+  static std::map<std::uint64_t, double> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(target.fingerprint()); it != cache.end()) return it->second;
+  const CSource probe = peak_probe(target);
+  LoadedKernel k = compile_and_load(probe, target, dir);
+  const VectorIsa* isa = vector_isa(target);
+  const double flops_per_iteration = 16.0 * 2.0 * (isa ? isa->width : 1);
+  float n = 1 << 16, out = 0;
+  double best = 0;
+  for (int rep = 0; rep < 7; ++rep) {
+    const auto start = Clock::now();
+    k.call({&n, &out});
+    const double s = seconds_since(start);
+    best = std::max(best, flops_per_iteration * n / s * 1e-9);
+    if (s < 0.02) n *= 2;  // grow until a run lasts long enough to time
+  }
+  cache[target.fingerprint()] = best;
+  return best;
+}
+
+}  // namespace kriek::codegen

@@ -1,0 +1,66 @@
+// `kriek emit SPEC`: synthesizes the Spec (or reads it from the DP table) and prints its C, or its Impl tree with
+// --format impl, on stdout or atomically into a file with -o.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "codegen/emit_c.h"
+#include "impl/printer.h"
+#include "spec/error.h"
+#include "tools/command.h"
+#include "tools/synthesis.h"
+
+namespace kriek::tools {
+namespace {
+
+/// Writes `text` to `path` through a temporary file renamed over it, so a failure never leaves half a file.
+void write_file(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (!out) user_error("cannot write '", path, "': ", std::strerror(errno));
+    out << text;
+    if (!out.flush()) {
+      std::remove(temp.c_str());
+      user_error("cannot write '", path, "': ", std::strerror(errno));
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(temp.c_str());
+    user_error("cannot write '", path, "': ", std::strerror(err));
+  }
+}
+
+}  // namespace
+
+int run_emit(const std::vector<std::string>& raw) {
+  std::vector<std::string_view> valued = kSynthValued;
+  valued.insert(valued.end(), {"--format", "-o", "--name"});
+  const Args args = parse_args(raw, valued, kSynthSwitches);
+  if (args.positional.size() != 1) user_error("usage: kriek emit SPEC [--format c|impl] [-o FILE] [--name NAME]");
+  const std::string format = args.get("--format") ? *args.get("--format") : "c";
+  if (format != "c" && format != "impl") user_error("unknown --format '", format, "' (expected c or impl)");
+  const std::string* name = args.get("--name");
+  if (name && (name->empty() || std::isdigit(static_cast<unsigned char>((*name)[0])) ||
+               name->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+                   std::string::npos)) {
+    user_error("--name '", *name, "' is not a C identifier");
+  }
+  Synthesis s = synthesize(args.positional[0], args);
+  const std::string text =
+      format == "impl" ? print_impl(s.impl) : codegen::emit_c(s.impl, s.target, name ? *name : "").code;
+  s.save_table();
+  if (const auto* out = args.get("-o")) {
+    write_file(*out, text);
+  } else {
+    std::cout << text;
+  }
+  return 0;
+}
+
+}  // namespace kriek::tools

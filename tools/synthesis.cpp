@@ -1,0 +1,116 @@
+// The shared search of the synthesizing commands (see synthesis.h), with the terminal progress line.
+#include "tools/synthesis.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "cache/commands.h"
+#include "spec/error.h"
+#include "spec/text.h"
+
+namespace kriek::tools {
+namespace {
+
+/// Prints "synth: N specs, M actions, T s" to stderr every half second while alive, when stderr is a terminal.
+class Progress {
+ public:
+  explicit Progress(const Synthesizer& s) : synth_(s), start_(std::chrono::steady_clock::now()) {
+    if (isatty(STDERR_FILENO)) thread_ = std::thread([this] { loop(); });
+  }
+  ~Progress() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) {
+      thread_.join();
+      std::cerr << "\r\033[K" << std::flush;
+    }
+  }
+
+ private:
+  void loop() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return done_; })) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      std::cerr << "\rsynth: " << synth_.stats().specs_solved << " specs, " << synth_.stats().actions_tried
+                << " actions, " << std::fixed << std::setprecision(1) << s << " s" << std::flush;
+    }
+  }
+
+  const Synthesizer& synth_;
+  std::chrono::steady_clock::time_point start_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+int parse_threads(const Args& args) {
+  const auto* t = args.get("--threads");
+  if (!t) return 0;
+  if (t->empty() || t->size() > 4 || t->find_first_not_of("0123456789") != std::string::npos || std::stoi(*t) < 1) {
+    user_error("--threads takes a positive number, got '", *t, "'");
+  }
+  return std::stoi(*t);
+}
+
+}  // namespace
+
+Synthesis synthesize(const std::string& text, const Args& args) {
+  Synthesis s;
+  s.target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  s.spec = parse_spec(text, s.target);
+  s.limits = capacities(s.target);
+  if (const auto* m = args.get("--memory")) s.limits = parse_memory_limits(*m, s.limits);
+  s.synth = std::make_unique<Synthesizer>(s.target, CostModel::for_target(s.target), SynthOptions{parse_threads(args)});
+  // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
+  if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
+  if (!args.has("--no-table")) {
+    s.table_path = args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(s.target);
+    s.table = open_table_if_exists(*s.table_path, s.target, s.synth->model());
+  }
+  if (s.table) s.synth->set_table(&*s.table);
+  const auto start = std::chrono::steady_clock::now();
+  {
+    Progress progress(*s.synth);
+    s.frontier = &s.synth->solve(s.spec);
+  }
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::ptrdiff_t best = s.frontier->best_within(s.limits);
+  if (best < 0) {
+    std::ostringstream need;
+    need << (s.frontier->empty() ? MemoryUse{} : s.frontier->entries.back().peak);
+    user_error("no Impl of ", spec_text(s.spec), " fits the memory limits",
+               s.frontier->empty() ? "" : "; the leanest needs ", s.frontier->empty() ? "" : need.str());
+  }
+  s.impl = s.synth->reconstruct(s.spec, static_cast<std::size_t>(best));
+  return s;
+}
+
+std::string Synthesis::save_table() {
+  if (!table_path) return "";
+  kriek::save_table(*table_path, target, synth->model(), [&](const FrontierVisitor& v) { synth->for_each(v); });
+  std::ostringstream out;
+  out << "table: " << table_path->string() << " (" << synth->stats().specs_loaded << " Specs read, "
+      << synth->stats().specs_solved << " solved and saved)";
+  return out.str();
+}
+
+std::string Synthesis::stats_line() const {
+  std::ostringstream out;
+  out << "search: " << synth->stats().specs_solved << " specs solved, " << synth->stats().actions_tried
+      << " actions tried, " << std::fixed << std::setprecision(2) << seconds << " s, " << synth->threads()
+      << " threads, peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB";
+  return out.str();
+}
+
+}  // namespace kriek::tools

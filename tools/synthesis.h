@@ -1,0 +1,42 @@
+// The search that `kriek synth`, `kriek emit` and `kriek run` share: the Spec and target from the command line,
+// memory limits, threads, the DP table (read first, extended after), a progress line on a terminal, and the
+// cheapest Impl that fits.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "synth/synthesizer.h"
+#include "tools/command.h"
+
+namespace kriek::tools {
+
+/// Flags every synthesizing command takes (valued, then switches).
+inline const std::vector<std::string_view> kSynthValued = {"--target", "--memory", "--threads", "--table"};
+inline const std::vector<std::string_view> kSynthSwitches = {"--no-table"};
+
+struct Synthesis {
+  Target target;
+  Spec spec;
+  MemoryUse limits;
+  std::unique_ptr<Synthesizer> synth;
+  std::optional<std::filesystem::path> table_path;
+  std::optional<Table> table;
+  const Frontier* frontier = nullptr;
+  ImplPtr impl;  ///< the cheapest frontier entry within `limits`
+  double seconds = 0;
+
+  /// Writes what was solved back to the table (when one is in use) and returns a one-line report.
+  std::string save_table();
+  /// The search statistics line.
+  std::string stats_line() const;
+};
+
+/// Parses the Spec (`text`) and the flags in `args`, runs the search and picks the Impl. UserError for bad flags
+/// and when no Impl fits the limits.
+Synthesis synthesize(const std::string& text, const Args& args);
+
+}  // namespace kriek::tools
