@@ -102,7 +102,8 @@ LoadedKernel::~LoadedKernel() {
 LoadedKernel LoadedKernel::load(const std::filesystem::path& library, const std::string& function) {
   LoadedKernel k;
   k.library_ = library;
-  k.handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // Never unmapped: an OpenMP runtime the library pulled in keeps worker threads that would run unmapped code.
+  k.handle_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!k.handle_) throw CompileError("cannot load " + library.string() + ": " + dlerror());
   dlerror();
   k.entry_ = dlsym(k.handle_, function.c_str());
@@ -144,25 +145,38 @@ bool LoadedKernel::set_threads(int threads) const {
   return true;
 }
 
-LoadedKernel compile_and_load(const CSource& c, const Target& target, const std::filesystem::path& dir,
-                              const CompileOptions& options) {
-  const std::filesystem::path source = dir / (c.function + ".c");
-  const std::filesystem::path library = dir / (c.function + ".so");
-  const std::filesystem::path log = dir / (c.function + ".log");
+std::filesystem::path compile_library(const std::vector<CSource>& sources, const Target& target,
+                                      const std::filesystem::path& dir, const std::string& name,
+                                      const CompileOptions& options) {
+  const std::filesystem::path source = dir / (name + ".c");
+  const std::filesystem::path library = dir / (name + ".so");
+  const std::filesystem::path log = dir / (name + ".log");
+  CSource all{"", name, 0, false};
+  for (const CSource& c : sources) {
+    all.code += c.code + "\n";
+    all.uses_openmp |= c.uses_openmp;
+  }
   {
     std::ofstream out(source);
-    out << c.code;
+    out << all.code;
     if (!out.flush()) throw CompileError("cannot write the C source to " + source.string());
   }
-  const auto argv = compile_command(c, target, source, library, options);
+  const auto argv = compile_command(all, target, source, library, options);
   std::string error;
   const int status = run(argv, log, error);
   if (status != 0) {
     std::string message = error.empty() ? read_file(log) : error;
     while (!message.empty() && message.back() == '\n') message.pop_back();
-    throw CompileError("compiling " + c.function + " failed (exit " + std::to_string(status) + "): " + joined(argv) +
-                       "\n" + message + "\nthe source is kept at " + source.string());
+    throw CompileError("compiling " + name + " failed (exit " + std::to_string(status) + "): " + joined(argv) + "\n" +
+                       message + "\nthe source is kept at " + source.string());
   }
+  return library;
+}
+
+LoadedKernel compile_and_load(const CSource& c, const Target& target, const std::filesystem::path& dir,
+                              const CompileOptions& options) {
+  const std::filesystem::path library = compile_library({c}, target, dir, c.function, options);
+  const std::filesystem::path source = dir / (c.function + ".c");
   try {
     return LoadedKernel::load(library, c.function);
   } catch (const CompileError& e) {

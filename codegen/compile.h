@@ -30,7 +30,8 @@ struct CompileOptions {
 std::vector<std::string> compile_command(const CSource& c, const Target& target, const std::filesystem::path& source,
                                          const std::filesystem::path& library, const CompileOptions& options = {});
 
-/// A loaded shared library and its entry point. Move-only; unloads on destruction.
+/// A loaded shared library and its entry point. Move-only. Libraries stay mapped for the life of the process
+/// (RTLD_NODELETE): the OpenMP runtime a kernel brings in keeps threads parked in its code.
 class LoadedKernel {
  public:
   LoadedKernel() = default;
@@ -59,6 +60,12 @@ class LoadedKernel {
 /// Writes `c` to `dir`/<function>.c, compiles it to `dir`/<function>.so and loads it. The source stays in `dir`.
 LoadedKernel compile_and_load(const CSource& c, const Target& target, const std::filesystem::path& dir,
                               const CompileOptions& options = {});
+
+/// Compiles several sources into one library `dir`/`name`.so (their entry points must differ; each source keeps
+/// its helpers static) and returns its path; load each entry point with LoadedKernel::load.
+std::filesystem::path compile_library(const std::vector<CSource>& sources, const Target& target,
+                                      const std::filesystem::path& dir, const std::string& name,
+                                      const CompileOptions& options = {});
 
 /// A fresh private directory under $TMPDIR (or /tmp) named kriek-XXXXXX.
 std::filesystem::path make_temp_dir();

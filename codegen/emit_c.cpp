@@ -36,7 +36,8 @@ bool allocates(const ImplNode& n) {
 
 class Emitter {
  public:
-  Emitter(const Target& target) : isa_(vector_isa(target)) {}
+  Emitter(const Target& target, std::string workspace_fn)
+      : isa_(vector_isa(target)), workspace_fn_(std::move(workspace_fn)) {}
 
   void run(const ImplNode& root, const std::vector<CView>& ops) { node(root, ops); }
   const CWriter& writer() const { return w_; }
@@ -198,7 +199,7 @@ class Emitter {
       // Each thread carves the body's buffers from its own workspace, above what is live outside the loop.
       const std::string saved = ws_;
       ws_ = w_.fresh("ws");
-      w_.line("float *const " + ws_ + " = kriek_workspace();");
+      w_.line("float *const " + ws_ + " = " + workspace_fn_ + "();");
       nest(s, a + 1);
       ws_ = saved;
     } else {
@@ -306,6 +307,7 @@ class Emitter {
   }
 
   const VectorIsa* isa_;
+  std::string workspace_fn_;
   CWriter w_;
   std::string ws_ = "ws";
   std::int64_t ws_top_ = 0;
@@ -353,7 +355,8 @@ CSource emit_c(const ImplPtr& impl, const Target& target, std::string function) 
     ops.push_back(whole(Storage::memory, names[i], spec.operands[i].shape, Layout::row_major()));
   }
 
-  Emitter emitter(target);
+  const std::string workspace_fn = function + "_workspace";
+  Emitter emitter(target, workspace_fn);
   emitter.run(*impl, ops);
 
   PrintOptions print;
@@ -365,12 +368,12 @@ CSource emit_c(const ImplPtr& impl, const Target& target, std::string function) 
     << "// Operands are dense row-major arrays; the output is the last.\n//\n"
     << comment(print_impl(impl, print)) << "\n";
   if (vector_isa(target) != nullptr) c << "#include <immintrin.h>\n";
-  c << "#include <stdint.h>\n";
+  c << "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n";
   const std::int64_t ws = emitter.workspace_bytes();
   if (ws > 0) {
-    c << "#include <stdio.h>\n#include <stdlib.h>\n\n"
+    c << "\n"
       << "// Scratch for the Impl's buffers, " << ws << " bytes per calling thread, allocated on first use.\n"
-      << "static float *kriek_workspace(void) {\n"
+      << "static float *" << workspace_fn << "(void) {\n"
       << "  static _Thread_local float *ws;\n"
       << "  if (!ws) {\n"
       << "    ws = aligned_alloc(64, " << (ws + kBufferAlign - 1) / kBufferAlign * kBufferAlign << ");\n"
@@ -383,7 +386,7 @@ CSource emit_c(const ImplPtr& impl, const Target& target, std::string function) 
       << "}\n";
   }
   c << "\nvoid " << function << "(" << params << ") {\n";
-  if (emitter.root_workspace_used()) c << "  float *const ws = kriek_workspace();\n";
+  if (emitter.root_workspace_used()) c << "  float *const ws = " << workspace_fn << "();\n";
   std::istringstream body(emitter.writer().text());
   for (std::string line; std::getline(body, line);) c << "  " << line << "\n";
   c << "}\n";

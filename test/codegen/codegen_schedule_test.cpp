@@ -1,0 +1,177 @@
+// Code generation of hand-written schedules: parallel loops whose bodies pack into per-thread buffers, packing into
+// blocked layouts feeding the micro-kernel, AVX2 and scalar targets, a golden file of the emitted C, and the
+// errors: partial Impls, compiler failures, missing entry points.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "codegen/compile.h"
+#include "codegen/emit_c.h"
+#include "codegen/measure.h"
+#include "sched/schedule.h"
+#include "spec/text.h"
+#include "support/golden.h"
+#include "synth/synthesizer.h"
+
+using namespace kriek;
+using namespace kriek::codegen;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// A private directory removed when the test ends.
+struct TempDir {
+  std::filesystem::path path = make_temp_dir();
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+/// Emits, compiles with -Werror, runs on `threads` OpenMP threads (0: leave the default) and checks `impl`.
+void check_runs(const ImplPtr& impl, const Target& target, int threads = 0) {
+  TempDir dir;
+  const CSource c = emit_c(impl, target);
+  CompileOptions options;
+  options.warnings_as_errors = true;
+  const LoadedKernel k = compile_and_load(c, target, dir.path, options);
+  if (threads > 0) CHECK(k.set_threads(threads) == c.uses_openmp);
+  for (std::uint64_t seed : {1, 2}) {
+    const Verification v = verify(k, impl->spec, seed);
+    INFO("spec " << spec_text(impl->spec) << "\n" << c.code);
+    INFO("max error " << v.max_error << " at " << v.worst << ", tolerance " << v.tolerance);
+    CHECK(v.ok());
+  }
+}
+
+/// The same for many Impls, compiled as one library.
+void check_all_run(const std::vector<ImplPtr>& impls, const Target& target) {
+  TempDir dir;
+  std::vector<CSource> sources;
+  for (std::size_t i = 0; i < impls.size(); ++i) sources.push_back(emit_c(impls[i], target, "k" + std::to_string(i)));
+  CompileOptions options;
+  options.warnings_as_errors = true;
+  const auto library = compile_library(sources, target, dir.path, "all", options);
+  for (std::size_t i = 0; i < impls.size(); ++i) {
+    const Verification v = verify(LoadedKernel::load(library, sources[i].function), impls[i]->spec, 3);
+    INFO("spec " << spec_text(impls[i]->spec) << "\n" << sources[i].code);
+    INFO("max error " << v.max_error << " at " << v.worst << ", tolerance " << v.tolerance);
+    CHECK(v.ok());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("parallel tiles pack into per-thread buffers; a buffer outside is shared", "[codegen]") {
+  const Target target = named_target("avx512");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
+  const Spec spec = parse_spec("matmul 40x24x48 f32", target);
+  // B packed once into blocked panels (shared by all threads), then parallel tiles of C with a boundary row, each
+  // packing its rows of A into a buffer of its own.
+  const Schedule s = schedule(spec, target)
+                         .move_input(1, Level::L2, Layout::blocked(1, 16))
+                         .tile_out({16, 16}, true)
+                         .move_input(0, Level::L1, Layout::col_major())
+                         .complete(dp);
+  REQUIRE(s.holes().empty());
+  const CSource c = emit_c(s.impl(), target);
+  CHECK(c.uses_openmp);
+  CHECK_THAT(c.code, Contains("#pragma omp parallel for"));
+  CHECK_THAT(c.code, Contains("_workspace();"));
+  CHECK(c.workspace_bytes > 24 * 48 * 4);
+  check_runs(s.impl(), target, 2);
+  check_runs(s.impl(), target, 1);
+}
+
+TEST_CASE("AVX2 and scalar targets: every frontier entry runs", "[codegen]") {
+  for (const char* name : {"avx2", "scalar"}) {
+    const Target target = named_target(name);
+    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+    std::vector<ImplPtr> impls;
+    for (const char* text : {"matmul 13x7x24 f32", "conv 6x7x3 3x2x3x8 f32", "relu 5x19 f32"}) {
+      const Spec spec = parse_spec(text, target);
+      const Frontier& f = synth.solve(spec);
+      REQUIRE_FALSE(f.empty());
+      for (std::size_t e = 0; e < f.entries.size(); ++e) impls.push_back(synth.reconstruct(spec, e));
+    }
+    INFO("target " << name);
+    check_all_run(impls, target);
+  }
+}
+
+TEST_CASE("the micro-kernel with a boundary row block and several vectors per row", "[codegen]") {
+  const Target target = named_target("avx512");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  for (const char* text : {"matmul 7x5x32 f32", "matmul[acc] 13x9x48 f32", "compose[matmul, relu] 9x4 4x16 f32",
+                           "compose[matmul, add] 11x3 3x16 1x16 f32"}) {
+    const Spec spec = parse_spec(text, target);
+    const ImplPtr impl = *synth.best(spec, capacities(target));
+    INFO(text);
+    CHECK_THAT(emit_c(impl, target).code, Contains("_mm512_fmadd_ps"));
+    check_runs(impl, target);
+  }
+}
+
+TEST_CASE("emitted C of a small schedule (golden)", "[codegen][golden]") {
+  const Target target = named_target("avx512");
+  const Spec spec = parse_spec("matmul 4x2x32 f32", target);
+  const Schedule s = schedule(spec, target)
+                         .tile_out({2, 32})
+                         .move_output(Level::VRF)
+                         .to_accum()
+                         .split(1)
+                         .move_input(1, Level::VRF)
+                         .select(KernelKind::bcast_fma)
+                         .complete();
+  const CSource c = emit_c(s.impl(), target, "kriek_golden");
+  kriek::testing::check_golden("codegen", "matmul_4x2x32", c.code);
+  check_runs(s.impl(), target);
+}
+
+TEST_CASE("a partial Impl is a user error naming its hole", "[codegen][errors]") {
+  const Target target = named_target("avx512");
+  const Schedule s = schedule(parse_spec("matmul 4x4x4 f32", target), target).tile_out({2, 2});
+  CHECK_THROWS_AS(emit_c(s.impl(), target), UserError);
+  CHECK_THROWS_WITH(emit_c(s.impl(), target), Contains("hole h1") && Contains("matmul (2x4 GL unaligned, 4x2 GL strided"));
+}
+
+TEST_CASE("compiler and loader failures report the message and keep the source", "[codegen][errors]") {
+  const Target target = named_target("avx512");
+  TempDir dir;
+  CSource broken{"void kriek_broken(float *out) { out[0] = undeclared; }\n", "kriek_broken", 0, false};
+  try {
+    compile_and_load(broken, target, dir.path);
+    FAIL("a broken source compiled");
+  } catch (const CompileError& e) {
+    const std::string what = e.what();
+    CHECK_THAT(what, Contains("compiling kriek_broken failed"));
+    CHECK_THAT(what, Contains("undeclared"));
+    CHECK_THAT(what, Contains("the source is kept at " + (dir.path / "kriek_broken.c").string()));
+    CHECK(std::filesystem::exists(dir.path / "kriek_broken.c"));
+  }
+  CompileOptions missing;
+  missing.compiler = "/nonexistent/cc";
+  CHECK_THROWS_WITH(compile_and_load(CSource{"void f(float *o) { o[0] = 1; }\n", "f", 0, false}, target, dir.path, missing),
+                    Contains("cannot run '/nonexistent/cc'"));
+  CSource fine{"void kriek_fine(float *out) { out[0] = 1.0f; }\n", "kriek_fine", 0, false};
+  const auto library = compile_library({fine}, target, dir.path, "lib");
+  CHECK_THROWS_WITH(LoadedKernel::load(library, "kriek_missing"), Contains("no function kriek_missing"));
+  CHECK_THROWS_WITH(LoadedKernel::load(dir.path / "absent.so", "f"), Contains("cannot load"));
+  const LoadedKernel k = LoadedKernel::load(library, "kriek_fine");
+  float x = 0;
+  k.call({&x});
+  CHECK(x == 1.0f);
+  CHECK_FALSE(k.set_threads(2));
+}
+
+TEST_CASE("timing reports a median and GFLOP/s; the peak probe measures something", "[codegen]") {
+  const Target target = named_target("host");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  const Spec spec = parse_spec("matmul 8x8x16 f32", target);
+  TempDir dir;
+  const CSource c = emit_c(*synth.best(spec, capacities(target)), target);
+  const LoadedKernel k = compile_and_load(c, target, dir.path);
+  const Timing t = time_kernel(k, spec, 0.05);
+  CHECK(t.samples >= 5);
+  CHECK(t.median_seconds > 0);
+  CHECK(t.gflops == Approx(flop_count(spec) / t.median_seconds * 1e-9));
+  CHECK(measured_peak_gflops(target, dir.path) > 0);
+}
