@@ -9,11 +9,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "codegen/emit_c.h"
 #include "impl/interpreter.h"
 #include "impl/printer.h"
 #include "spec/reference.h"
 #include "spec/error.h"
 #include "spec/text.h"
+#include "tools/kernel_run.h"
 
 namespace kriek::tools {
 namespace {
@@ -42,6 +44,8 @@ const std::vector<Help>& help_table() {
       {"show", "show", "print the Impl"},
       {"undo", "undo", "take the last step back"},
       {"redo", "redo", "apply the step undone last again"},
+      {"emit", "emit [FILE]", "print the complete Impl's C (or write it to FILE)"},
+      {"run", "run", "compile the complete Impl, check it against the reference and time it"},
       {"save", "save FILE", "write the session as a script (replay with kriek script FILE)"},
       {"help", "help [COMMAND]", "list the commands, or explain one"},
       {"quit", "quit", "leave"},
@@ -300,8 +304,21 @@ void Repl::run(const std::vector<std::string>& words, std::ostream& out) {
     }
   } else if (cmd == "quit" || cmd == "exit") {
     finished_ = true;
-  } else if (cmd == "emit" || cmd == "run") {
-    user_error("'", cmd, "' is not built yet");
+  } else if (cmd == "emit") {
+    expect_args(words, 0, 1);
+    const codegen::CSource c = codegen::emit_c(current().impl(), target_);
+    if (words.size() == 1) {
+      out << c.code;
+    } else {
+      std::ofstream file(words[1]);
+      if (!file || !(file << c.code)) user_error("cannot write '", words[1], "'");
+      out << "wrote " << c.function << " to " << words[1] << "\n";
+    }
+  } else if (cmd == "run") {
+    expect_args(words, 0, 0);
+    if (run_kernel(current().impl(), target_, KernelRunOptions{}, out) != 0) {
+      user_error("the kernel does not compute the reference (a kriek bug; the source is kept)");
+    }
   } else {
     user_error("unknown command '", cmd, "' (help lists them)");
   }

@@ -58,10 +58,45 @@ TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
   const Result unknown = run_kriek("frobnicate");
   CHECK(unknown.status == 1);
   CHECK_THAT(unknown.out, Contains("unknown subcommand 'frobnicate'"));
-  const Result unbuilt = run_kriek("emit 'relu 4x4 f32'");  // not built yet
-  CHECK(unbuilt.status == 2);
-  CHECK_THAT(unbuilt.out, Contains("not built yet"));
   CHECK_THAT(run_kriek("spec check 'relu 4x4 f32' --bogus").out, Contains("unknown option '--bogus'"));
+}
+
+TEST_CASE("kriek emit prints C or the Impl; -o writes a file; bad flags are one-line errors", "[tools][codegen]") {
+  const Result c = run_kriek("emit 'matmul 8x8x16 f32' --no-table --target avx512");
+  CHECK(c.status == 0);
+  CHECK_THAT(c.out, Contains("void kriek_matmul_8x8_8x16_f32(const float *restrict lhs, const float *restrict rhs, "
+                             "float *restrict out)") &&
+                        Contains("_mm512_fmadd_ps") && Contains("// Spec: matmul (8x8 f32 GL row"));
+  const Result impl = run_kriek("emit 'matmul 8x8x16 f32' --no-table --target avx512 --format impl");
+  CHECK_THAT(impl.out, Contains("bcast_fma(") && Contains("# matmul (8x8 GL, 8x16 GL -> 8x16 GL)"));
+  const std::string file = std::string(KRIEK_SOURCE_DIR) + "/build/cli_emit.c";
+  std::remove(file.c_str());
+  const Result named = run_kriek("emit 'relu 4x16 f32' --no-table --name my_relu -o " + file);
+  CHECK(named.status == 0);
+  CHECK(named.out.empty());
+  CHECK(kriek::testing::run_command("grep -c 'void my_relu(' " + file).out == "1\n");
+  CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --format asm").out, Contains("unknown --format 'asm'"));
+  CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --name 9lives").out, Contains("--name '9lives' is not a C identifier"));
+  const Result unwritable = run_kriek("emit 'relu 4x16 f32' --no-table -o /nonexistent/dir/k.c");
+  CHECK(unwritable.status == 1);
+  CHECK_THAT(unwritable.out, Contains("cannot write '/nonexistent/dir/k.c'"));
+}
+
+TEST_CASE("kriek run synthesizes, compiles, verifies and times", "[tools][codegen]") {
+  const Result r = run_kriek("run 'matmul 8x8x32 f32' --no-table --seed 5");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("bcast_fma(") && Contains("kernel: kriek_matmul_8x8_8x32_f32") &&
+                        Contains("verified: max error") && Contains("seed 5") && Contains("GFLOP/s") &&
+                        Contains("% of the measured single-core peak"));
+  const std::string keep = std::string(KRIEK_SOURCE_DIR) + "/build/cli_run_keep";
+  const Result kept = run_kriek("run 'add 3x20 1x20 f32' --no-table --keep " + keep);
+  CHECK(kept.status == 0);
+  CHECK_THAT(kept.out, Contains("source " + keep + "/kriek_add_3x20_1x20_f32.c"));
+  CHECK_THAT(run_kriek("run 'relu 4x16 f32' --no-table --seed -3").out, Contains("--seed takes a positive number"));
+  const Result bad_cc = kriek::testing::run_command("CC=/nonexistent/cc " + std::string(KRIEK_BINARY) +
+                                                    " run 'relu 4x16 f32' --no-table");
+  CHECK(bad_cc.status == 1);
+  CHECK_THAT(bad_cc.out, Contains("cannot run '/nonexistent/cc'") && Contains("the source is kept at"));
 }
 
 TEST_CASE("kriek synth writes a table that kriek query and kriek table read", "[tools][table]") {

@@ -51,6 +51,7 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   const Result r = script("commands.kriek",
                           "# a comment\nhelp\nhelp split\nspec conv 12x12 3x3x4 f32\nslide 0 4 L2\ntile_out 4 5 2\n"
                           "focus h1\nmove in1 L1\nactions\ncost\nshow\nundo\nredo\ncomplete h2\ncomplete all\ncost\ncheck\n"
+                          "emit\nrun\n"
                           "spec compose[matmul, relu] 4x8 8x16 f32\nbufferize 1 L1\nto_accum\n"
                           "spec zero (-> 1x16 f32 VRF row v16)\nselect vec_zero\n"
                           "quit\nshow\n");
@@ -60,6 +61,8 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   CHECK_THAT(r.out, Contains("  select ") || Contains("  tile_out "));
   CHECK_THAT(r.out, Contains("matches the reference") && Contains("complete\n") && Contains("cost "));
   CHECK_THAT(r.out, Contains("pipeline[cut 1"));
+  CHECK_THAT(r.out, Contains("void kriek_conv_12x12_3x3x4_f32(") && Contains("verified: max error") &&
+                        Contains("GFLOP/s"));
 }
 
 TEST_CASE("repl: errors name the line and the problem, and leave the session unchanged", "[tools][repl][errors]") {
@@ -78,7 +81,8 @@ TEST_CASE("repl: errors name the line and the problem, and leave the session unc
   CHECK_THAT(error("spec matmul 8x8 f32\n").out, Contains("line 1:") && Contains(">>8x8<<"));
   CHECK_THAT(error("spec matmul 8x8x8 f32\nundo\nundo\n").out, Contains("line 2: nothing to undo"));
   CHECK_THAT(error("spec matmul 8x8x8 f32\nredo\n").out, Contains("line 2: nothing to redo"));
-  CHECK_THAT(error("spec matmul 8x8x8 f32\nemit c\n").out, Contains("not built yet"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\ntile_out 4 4\nemit\n").out, Contains("line 3:") && Contains("hole h1"));
+  CHECK_THAT(error("spec matmul 8x8x8 f32\nrun now\n").out, Contains("line 2:"));
   // Interactive sessions report the error and go on with the session unchanged.
   const Result piped = shell("printf 'spec relu 4x4 f32\\nsplit 2\\nshow\\n' | " + std::string(KRIEK_BINARY) +
                              " repl --target avx512");
