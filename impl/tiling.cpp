@@ -15,7 +15,29 @@ std::vector<std::size_t> physical_order(const Layout& layout, std::size_t rank) 
   return order;
 }
 
+/// A blocked tensor's tile that lies inside one block of `t`'s buffer: one gap-free range. Tiles start at multiples
+/// of `step`, and `t` itself at a block boundary when it is aligned (64 bytes hold a whole number of blocks).
+bool within_one_block(const TensorSpec& t, const Shape& shape, const Shape& step) {
+  if (t.layout.kind != Layout::Kind::blocked || !t.aligned) return false;
+  const std::size_t dim = t.layout.dim;
+  const std::int64_t block = t.layout.block;
+  if (64 % (block * static_cast<std::int64_t>(dtype_bytes(t.dtype))) != 0) return false;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (d != dim && shape[d] != 1) return false;
+  }
+  return shape[dim] <= step[dim] && shape[dim] <= block && (step[dim] % block == 0 || block % step[dim] == 0);
+}
+
 }  // namespace
+
+bool is_unit_stride_run(const Shape& shape, const Layout& layout) {
+  if (layout.kind == Layout::Kind::blocked) return false;
+  const std::size_t inner = layout.innermost_dim(shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (d != inner && shape[d] != 1) return false;
+  }
+  return true;
+}
 
 bool tile_is_contiguous(const Shape& whole, const Shape& shape, const Layout& layout) {
   KRIEK_ASSERT(whole.size() == shape.size(), "tile rank ", shape.size(), " of a rank-", whole.size(), " tensor");
@@ -46,7 +68,8 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
   KRIEK_ASSERT(step.size() == shape.size(), "tile step rank ", step.size(), " of a rank-", shape.size(), " tile");
   TensorSpec tile = t;
   tile.shape = shape;
-  tile.contiguous = t.contiguous && tile_is_contiguous(t.shape, shape, t.layout);
+  tile.contiguous = tile_is_contiguous(t.shape, shape, t.layout) && (t.contiguous || is_unit_stride_run(shape, t.layout));
+  tile.contiguous |= within_one_block(t, shape, step);
   // Tiles start at multiples of `step`: aligned when every such start is a multiple of the alignment.
   const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   const std::int64_t align = t.level == Level::VRF || t.level == Level::RF ? bytes : 64;

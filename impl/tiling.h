@@ -12,6 +12,10 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape);
 /// convolution halo's shape is not): alignment follows from the step.
 TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& step);
 
+/// True when every dimension but the layout's innermost has extent 1 (row- or column-major): such a box is one
+/// gap-free range in any buffer, since the innermost dimension has stride 1 however the buffer is tiled.
+bool is_unit_stride_run(const Shape& shape, const Layout& layout);
+
 /// True when a tile of shape `shape` of a contiguous tensor of shape `whole` in `layout` is one gap-free range.
 bool tile_is_contiguous(const Shape& whole, const Shape& shape, const Layout& layout);
 

@@ -21,9 +21,10 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
     if (is_register_level(other.level)) {
       return fail("no kernel copies between registers (the other operand is in ", level_name(other.level), ")");
     }
-    if (!other.contiguous || !other.layout.same_placement(Layout::row_major(), other.shape)) {
-      return fail("vec_load and vec_store need the other operand contiguous and row-major, not ",
-                  other.contiguous ? "" : "strided ", layout_text(other.layout));
+    if (!register_rows_dense(other, width)) {
+      return fail("vec_load and vec_store need each register's elements contiguous and row-major in the other "
+                  "operand, not ", other.contiguous ? "" : "strided ", shape_text(other.shape), " ",
+                  layout_text(other.layout));
     }
     return std::nullopt;
   }
@@ -95,9 +96,10 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
       return not_applicable("move_to", 7, shape_text(t.shape), " does not split into whole registers of ", width,
                             " elements");
     }
-    if (!t.contiguous || !t.layout.same_placement(Layout::row_major(), t.shape)) {
+    if (!register_rows_dense(t, width)) {
       return not_applicable("move_to", 7, "operand ", int(a.operand), " is ", t.contiguous ? "" : "strided and ",
-                            layout_text(t.layout), "; vec_load and vec_store need contiguous row-major memory");
+                            layout_text(t.layout), "; vec_load and vec_store need each register's elements ",
+                            "contiguous and row-major in memory");
     }
   }
   if (is_register_level(a.level) && target.level(a.level).capacity > 0 &&

@@ -68,6 +68,17 @@ bool whole_registers(const TensorSpec& t, const Shape& tile) {
   return true;
 }
 
+bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size) {
+  const auto box = register_box(t.shape, vector_size);
+  if (!box) return false;
+  bool along_innermost = true;
+  for (std::size_t d = 0; d + 1 < box->size(); ++d) along_innermost &= (*box)[d] == 1;
+  if (t.layout.same_placement(Layout::row_major(), t.shape)) return t.contiguous || along_innermost;
+  // Panels of exactly one register along the innermost dimension, starting at a panel boundary (aligned).
+  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block == vector_size &&
+         t.aligned && along_innermost && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
+}
+
 int vrf_operand_split(const Spec& spec, const Loop& loop) {
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     const TensorSpec& t = spec.operands[i];

@@ -57,3 +57,30 @@ TEST_CASE("a slide body's image tile steps by the output tile, not by the window
   CHECK(body.input(0).shape == Shape{4, 4});
   CHECK_FALSE(body.input(0).aligned);  // windows start every 2 rows of 16 bytes
 }
+
+TEST_CASE("a run along the innermost dimension of a strided tensor is contiguous", "[tiling]") {
+  TensorSpec strided = ts({6, 64});
+  strided.contiguous = false;  // e.g. a 6x64 tile of a 1024-wide matrix
+  CHECK(tile_tensor(strided, {1, 16}).contiguous);
+  CHECK(tile_tensor(strided, {1, 64}).contiguous);
+  CHECK_FALSE(tile_tensor(strided, {2, 16}).contiguous);
+  CHECK_FALSE(tile_tensor(strided, {2, 64}).contiguous);  // whole rows, but the rows are apart
+  TensorSpec col = ts({16, 6}, Level::GL, Layout::col_major());
+  col.contiguous = false;
+  CHECK(tile_tensor(col, {16, 1}).contiguous);
+  CHECK_FALSE(tile_tensor(col, {1, 6}).contiguous);
+  CHECK(is_unit_stride_run({1, 1, 5}, Layout::row_major()));
+  CHECK_FALSE(is_unit_stride_run({1, 5}, Layout::blocked(1, 16)));
+}
+
+TEST_CASE("a tile inside one block of a blocked tensor is contiguous", "[tiling]") {
+  TensorSpec b = ts({256, 64}, Level::L2, Layout::blocked(1, 16));
+  b.contiguous = false;
+  CHECK(tile_tensor(b, {1, 16}).contiguous);           // one row of one panel
+  CHECK(tile_tensor(b, {1, 8}).contiguous);            // half of one, steps of 8 stay inside
+  CHECK_FALSE(tile_tensor(b, {1, 32}).contiguous);     // two panels
+  CHECK_FALSE(tile_tensor(b, {2, 16}).contiguous);     // two rows of a strided panel set
+  CHECK_FALSE(tile_tensor(b, {1, 8}, {1, 12}).contiguous);  // steps of 12 cross panel boundaries
+  b.aligned = false;                                    // the tensor may start inside a panel
+  CHECK_FALSE(tile_tensor(b, {1, 16}).contiguous);
+}

@@ -72,12 +72,27 @@ TEST_CASE("move_to (7): VRF holds row-major whole registers", "[sched][move_to]"
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), relu({3, 5})),
              Contains("move_to (7): 3x5 does not split into whole registers of 16 elements"));
   applied(to(0, Level::VRF, {}, 16), relu({4, 4}));  // one register spans four rows
+  // A strided tensor whose registers lie along rows (the innermost dimension, stride 1) still loads by vectors.
   Spec s = relu({2, 16});
   s.operands[0].contiguous = false;
-  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), s),
-             Contains("move_to (7): operand 0 is strided and row; vec_load and vec_store need contiguous row-major"));
+  applied(to(0, Level::VRF, {}, 16), s);
+  // ... but not when one register would span rows with a gap between them.
+  Spec spans = relu({2, 8});
+  spans.operands[0].contiguous = false;
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), spans),
+             Contains("move_to (7): operand 0 is strided and row; vec_load and vec_store need each register's "
+                      "elements contiguous and row-major in memory"));
   s.operands[0] = ts({2, 16}, Level::L1, Layout::col_major());
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), s), Contains("move_to (7): operand 0 is col"));
+  // Panels of one register (blk1:16), aligned: each register is one panel row.
+  s.operands[0] = ts({2, 32}, Level::L1, Layout::blocked(1, 16));
+  s.operands[1] = ts({2, 32});
+  s.operands[0].contiguous = false;
+  applied(to(0, Level::VRF, {}, 16), s);
+  s.operands[0].aligned = false;
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), s), Contains("move_to (7): operand 0 is strided and blk1:16"));
+  s.operands[0] = ts({2, 32}, Level::L1, Layout::blocked(1, 8));
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), s), Contains("move_to (7): operand 0 is blk1:8"));
 }
 
 TEST_CASE("move_to (8): registers have a capacity", "[sched][move_to]") {
@@ -105,7 +120,8 @@ TEST_CASE("move_to (10): a vector kernel serves the operand in VRF", "[sched][mo
   const Spec m = move_spec(vrf({1, 16}), ts({1, 16}, Level::L1));
   CHECK_THAT(reason(to(1, Level::VRF, {}, 16), m), Contains("no kernel copies between registers"));
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), move_spec(ts({2, 16}), ts({2, 16}, Level::L2, Layout::col_major()))),
-             Contains("move_to (10): vec_load and vec_store need the other operand contiguous and row-major, not col"));
+             Contains("move_to (10): vec_load and vec_store need each register's elements contiguous and row-major in "
+                      "the other operand, not 2x16 col"));
   applied(to(1, Level::VRF, {}, 16), matmul({4, 4}, {4, 16}));
   applied(to(0, Level::VRF, {}, 16), zero({2, 16}));
 }
