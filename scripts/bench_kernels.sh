@@ -10,26 +10,28 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
   cat >&2 <<EOF
 usage: scripts/bench_kernels.sh [--quick] [--sizes LIST] [--threads LIST] [--no-install]
-                                [--kriek-so PATH --kriek-symbol NAME [--kriek-size MxKxN]]
+                                [--kriek | --kriek-lib PATH | --kriek-so PATH --kriek-symbol NAME [--kriek-size MxKxN]]
   --quick          a few sizes, 7 reps each (a few minutes)
   --sizes LIST     comma-separated: n (square) or MxKxN, e.g. 256,1024,2048x2048x1
   --threads LIST   comma-separated thread counts (default 1,2; 1 runs pinned to core 0)
   --no-install     do not apt-get the peer packages; peers that are missing are skipped
-  --kriek-*        race a kriek kernel (shared object, C ABI) inside every peer's process
+  --kriek          synthesize kriek kernels for every size (scripts/kriek_library.sh) and race them
+  --kriek-*        race kriek kernels from a shared object (C ABI) inside every peer's process
 EOF
   exit 2
 }
 
 sizes_full=64,128,256,257,512,1000,1024,2048,2048x2048x1,4096x64x64,64x4096x64
 sizes_quick=64,256,257,1024,2048x2048x1,4096x64x64,64x4096x64
-sizes="" threads=1,2 quick=0 install=1 kriek=()
+sizes="" threads=1,2 quick=0 install=1 kriek=() synthesize=0
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
     --sizes) sizes=${2:?}; shift ;;
     --threads) threads=${2:?}; shift ;;
     --no-install) install=0 ;;
-    --kriek-so|--kriek-symbol|--kriek-size) kriek+=("$1" "${2:?}"); shift ;;
+    --kriek) synthesize=1 ;;
+    --kriek-so|--kriek-symbol|--kriek-size|--kriek-lib) kriek+=("$1" "${2:?}"); shift ;;
     -h|--help) usage ;;
     *) echo "error: unknown option '$1'" >&2; usage ;;
   esac
@@ -60,6 +62,10 @@ build=$root/build-peers
 
 results=$root/bench/results
 mkdir -p "$results"
+if [ $synthesize = 1 ]; then
+  "$root/scripts/kriek_library.sh" "$sizes" "$build/kriek_kernels.so"
+  kriek+=(--kriek-lib "$build/kriek_kernels.so")
+fi
 csv=$results/kernels.csv log=$results/kernels.log
 rm -f "$csv"
 exec > >(tee "$log") 2>&1

@@ -226,7 +226,7 @@ void append_csv(const Options& o, const Problem& p, const Result& r) {
   std::fprintf(stderr,
                "usage: %s [--sizes 64,256,2048x2048x1] [--threads N] [--quick] [--reps R] [--min-ms T]\n"
                "          [--peak GFLOPS] [--csv FILE] [--label NAME]\n"
-               "          [--kriek-so PATH --kriek-symbol NAME [--kriek-size MxKxN]]\n",
+               "          [--kriek-so PATH --kriek-symbol NAME [--kriek-size MxKxN] | --kriek-lib PATH]\n",
                argv0);
   std::exit(2);
 }
@@ -254,6 +254,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--kriek-so") o.kriek_so = value();
     else if (a == "--kriek-symbol") o.kriek_symbol = value();
     else if (a == "--kriek-size") kriek_size = value();
+    else if (a == "--kriek-lib") o.kriek_lib = value();
     else usage(argv[0], "unknown option '" + a + "'");
   }
   std::stringstream ss(sizes);
@@ -265,6 +266,7 @@ Options parse_options(int argc, char** argv) {
   if (o.threads < 1) usage(argv[0], "--threads must be at least 1");
   if (o.reps < 7) usage(argv[0], "--reps must be at least 7 (the median of fewer is too noisy)");
   if (o.kriek_so.empty() != o.kriek_symbol.empty()) usage(argv[0], "--kriek-so and --kriek-symbol go together");
+  if (!o.kriek_so.empty() && !o.kriek_lib.empty()) usage(argv[0], "--kriek-lib excludes --kriek-so");
   if (!o.kriek_so.empty()) {
     if (!kriek_size.empty() && !parse_problem(kriek_size, o.kriek_problem))
       usage(argv[0], "bad --kriek-size '" + kriek_size + "'");
@@ -284,7 +286,7 @@ int main(int argc, char** argv) {
   std::vector<RunnerPtr> runners = peer_runners(o);
   bool any_wrong = false;
   if (!o.label.empty() && runners.size() > 1) usage(argv[0], "--label needs an executable with one runner");
-  if (!o.kriek_so.empty()) runners.push_back(make_kriek_runner(o));
+  if (!o.kriek_so.empty() || !o.kriek_lib.empty()) runners.push_back(make_kriek_runner(o));
   std::printf("# %s, %d thread(s), median of %d reps (each >= %.0f ms); timings exclude each runner's prepare()\n",
               o.process.c_str(), o.threads, o.reps, o.min_rep_ms);
   for (const Problem& p : o.problems) {
@@ -295,7 +297,8 @@ int main(int argc, char** argv) {
     std::vector<Result> results;
     for (RunnerPtr& r : runners) {
       bool is_kriek = r->name() == "kriek";
-      if (is_kriek && !(p == o.kriek_problem)) continue;  // a kriek kernel computes one fixed size
+      // A kriek kernel computes one fixed size; a library of them skips the sizes it has no kernel for.
+      if (is_kriek && !r->unsupported(p, o.threads).empty()) continue;
       Result res = measure(*r, p, A, B, C, o);
       if (!is_kriek && !o.label.empty()) res.name = o.label;
       if (res.status.rfind("skip", 0) == 0) {

@@ -62,6 +62,7 @@ struct Options {
   std::string process;        // this executable's name, recorded in the CSV
   std::string kriek_so, kriek_symbol;
   Problem kriek_problem;      // the one size the kriek kernel computes
+  std::string kriek_lib;      // a library of kriek kernels, one per size, named as `kriek emit` names them
 };
 
 /// The runners of this executable's library; defined once per peer executable.
