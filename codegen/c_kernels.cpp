@@ -42,6 +42,23 @@ std::string run_address(const CView& v, KernelKind k) {
   return address(v, zeros(v.rank()));
 }
 
+/// Opens one C loop per dimension of `shape` with extent above 1 (counted in `opened`, for the caller to close)
+/// and returns the index they make: the loop variables, 0 where the extent is 1.
+Coord open_loops(CWriter& w, const Shape& shape, const std::string& prefix, int& opened) {
+  Coord index(shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) {
+      index[d] = 0;
+      continue;
+    }
+    const std::string var = w.fresh(prefix);
+    w.open("for (int64_t " + var + " = 0; " + var + " < " + std::to_string(shape[d]) + "; ++" + var + ")");
+    ++opened;
+    index[d] = Affine::variable(var);
+  }
+  return index;
+}
+
 /// out += sum over the window of image * filters (impl/interpreter's conv_add), as loops over the filter shape.
 void direct_conv(CWriter& w, const CView& img, const CView& filters, const CView& out) {
   const std::string acc = w.fresh("acc");
@@ -49,18 +66,9 @@ void direct_conv(CWriter& w, const CView& img, const CView& filters, const CView
   w.open("");
   w.line("float " + acc + " = " + element(out, origin) + ";");
   const std::size_t lead = img.rank() == 4 ? 1 : 0;
-  Coord fi(filters.rank()), ii = zeros(img.rank());
   int opened = 0;
-  for (std::size_t d = 0; d < filters.rank(); ++d) {
-    if (filters.shape[d] == 1) {
-      fi[d] = 0;
-      continue;
-    }
-    const std::string var = w.fresh("f");
-    w.open("for (int64_t " + var + " = 0; " + var + " < " + std::to_string(filters.shape[d]) + "; ++" + var + ")");
-    ++opened;
-    fi[d] = Affine::variable(var);
-  }
+  const Coord fi = open_loops(w, filters.shape, "f", opened);
+  Coord ii = zeros(img.rank());
   for (std::size_t d = 0; d + lead < img.rank(); ++d) ii[d + lead] = fi[d];
   w.line(acc + " += " + element(img, ii) + " * " + element(filters, fi) + ";");
   while (opened-- > 0) w.close();
@@ -91,18 +99,8 @@ void emit_copy(CWriter& w, const CView& from, const CView& to) {
   for (auto e : from.shape) {
     if (e <= 0) return;
   }
-  Coord index(from.rank());
   int opened = 0;
-  for (std::size_t d = 0; d < from.rank(); ++d) {
-    if (from.shape[d] == 1) {
-      index[d] = 0;
-      continue;
-    }
-    const std::string var = w.fresh("c");
-    w.open("for (int64_t " + var + " = 0; " + var + " < " + std::to_string(from.shape[d]) + "; ++" + var + ")");
-    ++opened;
-    index[d] = Affine::variable(var);
-  }
+  const Coord index = open_loops(w, from.shape, "c", opened);
   w.line(element(to, index) + " = " + element(from, index) + ";");
   while (opened-- > 0) w.close();
 }
