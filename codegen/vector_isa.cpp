@@ -39,7 +39,9 @@ std::vector<std::string> isa_flags(const Target& target) {
   switch (target.isa) {
     case Isa::avx512: return {"-march=skylake-avx512", "-mprefer-vector-width=512"};
     case Isa::avx2: return {"-march=haswell"};
-    case Isa::scalar: return {};
+    // A scalar target models a machine without vectors: keep the compiler from vectorizing behind its back, so
+    // kernels and the peak probe measure the same scalar units.
+    case Isa::scalar: return {"-fno-tree-vectorize", "-fno-tree-slp-vectorize"};
   }
   return {};
 }

@@ -22,7 +22,8 @@ struct VectorIsa {
 /// The ISA of the target's vector registers; nullptr for scalar targets.
 const VectorIsa* vector_isa(const Target& target);
 
-/// Compiler flags that enable the target's ISA: `-march=native` for the host, a representative -march otherwise.
+/// Compiler flags that enable the target's ISA: `-march=native` for the host, a representative -march otherwise,
+/// and no auto-vectorization for scalar targets.
 std::vector<std::string> isa_flags(const Target& target);
 
 }  // namespace kriek::codegen
