@@ -173,6 +173,11 @@ std::filesystem::path compile_library(const std::vector<CSource>& sources, const
   return library;
 }
 
+int LoadedKernel::max_threads() const {
+  void* f = handle_ ? dlsym(handle_, "omp_get_max_threads") : nullptr;
+  return f ? reinterpret_cast<int (*)()>(f)() : 1;
+}
+
 LoadedKernel compile_and_load(const CSource& c, const Target& target, const std::filesystem::path& dir,
                               const CompileOptions& options) {
   const std::filesystem::path library = compile_library({c}, target, dir, c.function, options);

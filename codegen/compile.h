@@ -50,6 +50,8 @@ class LoadedKernel {
   void call(const std::vector<float*>& operands) const;
   /// Sets the OpenMP team size of the library's parallel loops; false when it has none (no OpenMP runtime).
   bool set_threads(int threads) const;
+  /// The OpenMP team size the library's parallel loops will use (1 when it has no OpenMP runtime).
+  int max_threads() const;
 
  private:
   void* handle_ = nullptr;

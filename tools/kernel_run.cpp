@@ -57,9 +57,12 @@ int run_kernel(const ImplPtr& impl, const Target& target, const KernelRunOptions
   out << "verified: max error " << v.max_error << " (tolerance " << v.tolerance << ", seed " << options.seed << ")\n";
   const codegen::Timing t = codegen::time_kernel(kernel, impl->spec, options.budget);
   const double peak = codegen::measured_peak_gflops(target, dir);
+  // Parallel kernels are judged against the peak of the cores they run on.
+  const int threads = c.uses_openmp ? kernel.max_threads() : 1;
   out << std::fixed << std::setprecision(2) << "time: median " << t.median_seconds * 1e6 << " us per call ("
       << t.samples << " samples of " << t.calls_per_sample << " calls): " << t.gflops << " GFLOP/s, "
-      << std::setprecision(1) << 100 * t.gflops / peak << "% of the measured single-core peak " << peak
+      << std::setprecision(1) << 100 * t.gflops / (peak * threads) << "% of "
+      << (threads > 1 ? std::to_string(threads) + " x " : std::string()) << "the measured single-core peak " << peak
       << " GFLOP/s\n";
   out.flags(flags);
   return 0;
