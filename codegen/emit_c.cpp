@@ -56,9 +56,7 @@ class Emitter {
                           [&](const MoveOp& m) { move(n, m, ops); },
                           [&](const Block& b) {
                             for (std::size_t i = 0; i < n.children.size(); ++i) {
-                              std::vector<CView> picked;
-                              for (auto j : b.operands[i]) picked.push_back(ops.at(j));
-                              node(*n.children[i], picked);
+                              node(*n.children[i], block_operands(b, i, ops));
                             }
                           },
                           [&](const Pipeline& p) { pipeline(n, p, ops); },
@@ -295,11 +293,7 @@ class Emitter {
     const std::int64_t mark = ws_top_;
     w_.open("");
     const CView mid = allocate(p.buffer);
-    const auto head_inputs = static_cast<std::ptrdiff_t>(n.children[0]->spec.operands.size() - 1);
-    std::vector<CView> head(ops.begin(), ops.begin() + head_inputs);
-    head.push_back(mid);
-    std::vector<CView> tail{mid};
-    tail.insert(tail.end(), ops.begin() + head_inputs, ops.end());
+    const auto [head, tail] = pipeline_operands(n, ops, mid);
     node(*n.children[0], head);
     node(*n.children[1], tail);
     w_.close();

@@ -8,26 +8,13 @@
 #include <vector>
 
 #include "codegen/compile.h"
+#include "spec/reference_check.h"
 #include "spec/spec.h"
 
 namespace kriek::codegen {
 
-/// Dense row-major buffers for every operand of a Spec, inputs uniform in [-1, 1) from `seed` (the output too
-/// when the Spec accumulates, else NaN so an unwritten element shows).
-struct Operands {
-  std::vector<std::vector<float>> buffers;
-  std::vector<float*> pointers() ;
-};
-Operands random_operands(const Spec& spec, std::uint64_t seed);
-
-struct Verification {
-  double max_error = 0;  ///< largest |kernel - reference| over the output (infinity if either is NaN at an element)
-  double tolerance = 0;  ///< 2 * FLT_EPSILON * reduction length * max(1, max |reference|)
-  std::int64_t worst = -1;  ///< flat index of the worst element
-  bool ok() const { return max_error <= tolerance; }
-};
-
-/// Runs `kernel` once on random operands from `seed` and compares its output with reference().
+/// Runs `kernel` once on random operands from `seed` and compares its output with reference()
+/// (check_against_reference).
 Verification verify(const LoadedKernel& kernel, const Spec& spec, std::uint64_t seed);
 
 struct Timing {

@@ -184,9 +184,7 @@ class Interpreter {
                           [&](const MoveOp& m) { move(n, m, ops); },
                           [&](const Block& b) {
                             for (std::size_t i = 0; i < n.children.size(); ++i) {
-                              std::vector<View> picked;
-                              for (auto j : b.operands[i]) picked.push_back(ops.at(j));
-                              run(*n.children[i], picked);
+                              run(*n.children[i], block_operands(b, i, ops));
                             }
                           },
                           [&](const Pipeline& p) { pipeline(n, p, ops); },
@@ -254,11 +252,7 @@ class Interpreter {
     std::vector<float> buffer = fresh_buffer(p.buffer.shape, p.buffer.layout);
     ++stats_.buffers;
     const View mid = whole_view(buffer.data(), p.buffer.shape, p.buffer.layout);
-    const auto head_inputs = static_cast<std::ptrdiff_t>(n.children[0]->spec.operands.size() - 1);
-    std::vector<View> head(ops.begin(), ops.begin() + head_inputs);
-    head.push_back(mid);
-    std::vector<View> tail{mid};
-    tail.insert(tail.end(), ops.begin() + head_inputs, ops.end());
+    const auto [head, tail] = pipeline_operands(n, ops, mid);
     run(*n.children[0], head);
     run(*n.children[1], tail);
   }

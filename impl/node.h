@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -116,6 +117,30 @@ std::vector<std::uint32_t> loop_body_masks(const std::vector<LoopAxis>& axes);
 std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);
 /// The Spec of a pipeline's head and tail.
 std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& pipeline);
+
+// --- Operand routing: what each child is given, for any kind of operand view (the interpreter's buffers, the
+// code generator's symbolic views), so every walker of Impl trees follows the same rules.
+
+/// The operands statement `i` of a Block sees: the parent's `block.operands[i]`, in that order.
+template <class V>
+std::vector<V> block_operands(const Block& block, std::size_t i, const std::vector<V>& ops) {
+  std::vector<V> picked;
+  for (auto j : block.operands.at(i)) picked.push_back(ops.at(j));
+  return picked;
+}
+
+/// A Pipeline node's head operands (the head's inputs, then `buffer`) and tail operands (`buffer`, then the
+/// remaining inputs and the output).
+template <class V>
+std::pair<std::vector<V>, std::vector<V>> pipeline_operands(const ImplNode& n, const std::vector<V>& ops,
+                                                            const V& buffer) {
+  const auto head_inputs = static_cast<std::ptrdiff_t>(n.children.at(0)->spec.operands.size() - 1);
+  std::vector<V> head(ops.begin(), ops.begin() + head_inputs);
+  head.push_back(buffer);
+  std::vector<V> tail{buffer};
+  tail.insert(tail.end(), ops.begin() + head_inputs, ops.end());
+  return {std::move(head), std::move(tail)};
+}
 
 // --- Factories. Each checks its invariants (KRIEK_ASSERT) including that child i implements the expected Spec.
 

@@ -1,5 +1,9 @@
 // Argument reading shared by the subcommands.
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 
 #include "spec/error.h"
 #include "tools/command.h"
@@ -34,6 +38,33 @@ Args parse_args(const std::vector<std::string>& args, const std::vector<std::str
     }
   }
   return out;
+}
+
+int positive_flag(const Args& args, std::string_view flag, int fallback) {
+  const std::string* v = args.get(flag);
+  if (!v) return fallback;
+  if (v->empty() || v->size() > 6 || v->find_first_not_of("0123456789") != std::string::npos || std::stoi(*v) < 1) {
+    user_error(flag, " takes a positive number, got '", *v, "'");
+  }
+  return std::stoi(*v);
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    if (!out) user_error("cannot write '", path, "': ", std::strerror(errno));
+    out << text;
+    if (!out.flush()) {
+      std::remove(temp.c_str());
+      user_error("cannot write '", path, "': ", std::strerror(errno));
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(temp.c_str());
+    user_error("cannot write '", path, "': ", std::strerror(err));
+  }
 }
 
 }  // namespace kriek::tools

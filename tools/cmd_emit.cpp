@@ -1,11 +1,6 @@
 // `kriek emit SPEC`: synthesizes the Spec (or reads it from the DP table) and prints its C, or its Impl tree with
 // --format impl, on stdout or atomically into a file with -o.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
+#include <cctype>
 #include <iostream>
 
 #include "codegen/emit_c.h"
@@ -15,29 +10,6 @@
 #include "tools/synthesis.h"
 
 namespace kriek::tools {
-namespace {
-
-/// Writes `text` to `path` through a temporary file renamed over it, so a failure never leaves half a file.
-void write_file(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    if (!out) user_error("cannot write '", path, "': ", std::strerror(errno));
-    out << text;
-    if (!out.flush()) {
-      std::remove(temp.c_str());
-      user_error("cannot write '", path, "': ", std::strerror(errno));
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(temp.c_str());
-    user_error("cannot write '", path, "': ", std::strerror(err));
-  }
-}
-
-}  // namespace
-
 int run_emit(const std::vector<std::string>& raw) {
   std::vector<std::string_view> valued = kSynthValued;
   valued.insert(valued.end(), {"--format", "-o", "--name"});
@@ -53,10 +25,10 @@ int run_emit(const std::vector<std::string>& raw) {
   }
   Synthesis s = synthesize(args.positional[0], args);
   const std::string text =
-      format == "impl" ? print_impl(s.impl) : codegen::emit_c(s.impl, s.target, name ? *name : "").code;
+      format == "impl" ? print_impl(s.impl) : codegen::emit_c(s.impl, s.target(), name ? *name : "").code;
   s.save_table();
   if (const auto* out = args.get("-o")) {
-    write_file(*out, text);
+    write_file_atomically(*out, text);
   } else {
     std::cout << text;
   }

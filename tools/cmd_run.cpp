@@ -9,19 +9,6 @@
 #include "tools/synthesis.h"
 
 namespace kriek::tools {
-namespace {
-
-int positive(const Args& args, std::string_view flag, int fallback) {
-  const std::string* v = args.get(flag);
-  if (!v) return fallback;
-  if (v->empty() || v->size() > 6 || v->find_first_not_of("0123456789") != std::string::npos || std::stoi(*v) < 1) {
-    user_error(flag, " takes a positive number, got '", *v, "'");
-  }
-  return std::stoi(*v);
-}
-
-}  // namespace
-
 int run_run(const std::vector<std::string>& raw) {
   std::vector<std::string_view> valued = kSynthValued;
   valued.insert(valued.end(), {"--keep", "--seed", "--run-threads"});
@@ -30,14 +17,14 @@ int run_run(const std::vector<std::string>& raw) {
     user_error("usage: kriek run SPEC [--target T] [--keep DIR] [--seed N] [--run-threads N] ...");
   }
   KernelRunOptions options;
-  options.seed = static_cast<std::uint64_t>(positive(args, "--seed", 1));
-  options.threads = positive(args, "--run-threads", 0);
+  options.seed = static_cast<std::uint64_t>(positive_flag(args, "--seed", 1));
+  options.threads = positive_flag(args, "--run-threads", 0);
   if (const auto* k = args.get("--keep")) options.keep = *k;
   Synthesis s = synthesize(args.positional[0], args);
   std::cout << print_impl(s.impl) << "\n" << s.stats_line() << "\n";
   if (const std::string saved = s.save_table(); !saved.empty()) std::cout << saved << "\n";
   std::cout << "\n";
-  return run_kernel(s.impl, s.target, options, std::cout);
+  return run_kernel(s.impl, s.target(), options, std::cout);
 }
 
 }  // namespace kriek::tools

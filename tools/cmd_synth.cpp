@@ -17,7 +17,7 @@ int run_synth(const std::vector<std::string>& raw) {
   const Args args = parse_args(raw, valued, switches);
   if (args.positional.size() != 1) user_error("usage: kriek synth SPEC [--target T] [--memory L1=32K,...] ...");
   Synthesis s = synthesize(args.positional[0], args);
-  const Target& target = s.target;
+  const Target& target = s.target();
   PrintOptions options;
   options.annotate = [&](const ImplNode& n) {
     const ImplCost c = evaluate(std::shared_ptr<const ImplNode>(std::shared_ptr<const ImplNode>{}, &n), target,

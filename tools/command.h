@@ -38,4 +38,12 @@ struct Args {
 Args parse_args(const std::vector<std::string>& args, const std::vector<std::string_view>& valued,
                 const std::vector<std::string_view>& switches);
 
+/// The value of `flag` as a positive number (at most 6 digits), or `fallback` when absent; a UserError naming the
+/// flag and the value otherwise.
+int positive_flag(const Args& args, std::string_view flag, int fallback);
+
+/// Writes `text` to `path` through a temporary file renamed over it, so a failure never leaves half a file;
+/// a UserError naming the path when it cannot.
+void write_file_atomically(const std::string& path, const std::string& text);
+
 }  // namespace kriek::tools

@@ -44,7 +44,7 @@ int run_kernel(const ImplPtr& impl, const Target& target, const KernelRunOptions
   out << "kernel: " << c.function << (c.uses_openmp ? " (OpenMP)" : "") << ", workspace " << c.workspace_bytes
       << " bytes" << (keep ? ", source " + source.string() : std::string()) << "\n";
 
-  const codegen::Verification v = codegen::verify(kernel, impl->spec, options.seed);
+  const Verification v = codegen::verify(kernel, impl->spec, options.seed);
   const auto flags = out.flags();
   out << std::setprecision(3);
   if (!v.ok()) {

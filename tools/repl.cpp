@@ -2,8 +2,6 @@
 #include "tools/repl.h"
 
 #include <algorithm>
-#include <cmath>
-#include <random>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -12,9 +10,10 @@
 #include "codegen/emit_c.h"
 #include "impl/interpreter.h"
 #include "impl/printer.h"
-#include "spec/reference.h"
+#include "spec/reference_check.h"
 #include "spec/error.h"
 #include "spec/text.h"
+#include "tools/command.h"
 #include "tools/kernel_run.h"
 
 namespace kriek::tools {
@@ -253,26 +252,13 @@ void Repl::run(const std::vector<std::string>& words, std::ostream& out) {
   } else if (cmd == "check") {
     expect_args(words, 0, 0);
     const ImplPtr impl = current().impl();
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> dist(-1, 1);
-    std::vector<std::vector<float>> data;
-    for (const TensorSpec& t : impl->spec.operands) {
-      data.emplace_back(static_cast<std::size_t>(t.elements()));
-      for (float& x : data.back()) x = dist(rng);
+    const Verification v = check_against_reference(
+        impl->spec, 1, [&](const std::vector<float*>& ops) { interpret(impl, ops); });
+    if (!v.ok()) {
+      user_error("the Impl differs from the reference: max error ", v.max_error, " at output element ", v.worst,
+                 " (tolerance ", v.tolerance, ")");
     }
-    std::vector<float> expected = data.back();
-    std::vector<const float*> inputs;
-    for (std::size_t i = 0; i + 1 < data.size(); ++i) inputs.push_back(data[i].data());
-    reference(impl->spec, inputs, expected.data());
-    std::vector<float*> operands;
-    for (auto& d : data) operands.push_back(d.data());
-    interpret(impl, operands);
-    double worst = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i) {
-      worst = std::max(worst, std::abs(double(data.back()[i]) - expected[i]) / std::max(1.0, std::abs(double(expected[i]))));
-    }
-    if (worst > 1e-4) user_error("the Impl differs from the reference: max relative error ", worst);
-    out << "matches the reference (max relative error " << worst << ")\n";
+    out << "matches the reference (max error " << v.max_error << ", tolerance " << v.tolerance << ")\n";
   } else if (cmd == "cost") {
     expect_args(words, 0, 0);
     show(out, true);
@@ -310,8 +296,7 @@ void Repl::run(const std::vector<std::string>& words, std::ostream& out) {
     if (words.size() == 1) {
       out << c.code;
     } else {
-      std::ofstream file(words[1]);
-      if (!file || !(file << c.code)) user_error("cannot write '", words[1], "'");
+      write_file_atomically(words[1], c.code);
       out << "wrote " << c.function << " to " << words[1] << "\n";
     }
   } else if (cmd == "run") {

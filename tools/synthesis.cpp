@@ -54,29 +54,21 @@ class Progress {
   std::thread thread_;
 };
 
-int parse_threads(const Args& args) {
-  const auto* t = args.get("--threads");
-  if (!t) return 0;
-  if (t->empty() || t->size() > 4 || t->find_first_not_of("0123456789") != std::string::npos || std::stoi(*t) < 1) {
-    user_error("--threads takes a positive number, got '", *t, "'");
-  }
-  return std::stoi(*t);
-}
-
 }  // namespace
 
 Synthesis synthesize(const std::string& text, const Args& args) {
   Synthesis s;
-  s.target = named_target(args.get("--target") ? *args.get("--target") : "host");
-  s.spec = parse_spec(text, s.target);
-  s.limits = capacities(s.target);
+  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  s.spec = parse_spec(text, target);
+  s.limits = capacities(target);
   if (const auto* m = args.get("--memory")) s.limits = parse_memory_limits(*m, s.limits);
-  s.synth = std::make_unique<Synthesizer>(s.target, CostModel::for_target(s.target), SynthOptions{parse_threads(args)});
+  s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target),
+                                          SynthOptions{positive_flag(args, "--threads", 0)});
   // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
   if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
   if (!args.has("--no-table")) {
-    s.table_path = args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(s.target);
-    s.table = open_table_if_exists(*s.table_path, s.target, s.synth->model());
+    s.table_path = args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
+    s.table = open_table_if_exists(*s.table_path, target, s.synth->model());
   }
   if (s.table) s.synth->set_table(&*s.table);
   const auto start = std::chrono::steady_clock::now();
@@ -98,7 +90,7 @@ Synthesis synthesize(const std::string& text, const Args& args) {
 
 std::string Synthesis::save_table() {
   if (!table_path) return "";
-  kriek::save_table(*table_path, target, synth->model(), [&](const FrontierVisitor& v) { synth->for_each(v); });
+  kriek::save_table(*table_path, target(), synth->model(), [&](const FrontierVisitor& v) { synth->for_each(v); });
   std::ostringstream out;
   out << "table: " << table_path->string() << " (" << synth->stats().specs_loaded << " Specs read, "
       << synth->stats().specs_solved << " solved and saved)";

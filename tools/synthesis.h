@@ -19,7 +19,6 @@ inline const std::vector<std::string_view> kSynthValued = {"--target", "--memory
 inline const std::vector<std::string_view> kSynthSwitches = {"--no-table"};
 
 struct Synthesis {
-  Target target;
   Spec spec;
   MemoryUse limits;
   std::unique_ptr<Synthesizer> synth;
@@ -29,6 +28,7 @@ struct Synthesis {
   ImplPtr impl;  ///< the cheapest frontier entry within `limits`
   double seconds = 0;
 
+  const Target& target() const { return synth->target(); }
   /// Writes what was solved back to the table (when one is in use) and returns a one-line report.
   std::string save_table();
   /// The search statistics line.
