@@ -135,9 +135,9 @@ std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent) {
   std::vector<std::int64_t> out;
   for (std::int64_t p = 1; p < extent; p *= 2) {
     out.push_back(p);
-    if (p >= 2 && p / 2 * 3 < extent && p / 2 * 3 > p) out.push_back(p / 2 * 3);
+    const std::int64_t three = p / 2 * 3;  // 3, 6, 12, ... after 2, 4, 8, ...: already in increasing order
+    if (p >= 2 && three < extent && (three <= kRegisterScaleThrees || extent % three == 0)) out.push_back(three);
   }
-  // 1, 2, then 3 after 2, 4, 6 after 4, ...: the loop pushes p and then 3p/2 (for p >= 2), already in order.
   if (with_extent && extent >= 1) out.push_back(extent);
   return out;
 }

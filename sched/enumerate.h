@@ -1,10 +1,13 @@
 // The enumeration of every legal action of a Spec, the DP's branching (enumerate_actions in action.h), and the
 // tile-size grid it draws sizes from.
 //
-// The grid. For an extent E, the sizes are the numbers 2^i and 3*2^i below E (1, 2, 3, 4, 6, 8, 12, 16, 24, 32,
-// 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, ...) and E itself where the action allows it. Powers of two
-// align tiles to vector widths and cache lines; the 3*2^i sizes reach register tiles such as 6x64 and
-// cache tiles such as 96 or 192 that leave boundary tiles; E keeps a dimension whole.
+// The grid. For an extent E, the sizes are the powers of two below E (1, 2, 4, 8, ...), the sizes 3*2^i below E
+// that are at most kRegisterScaleThrees (3 and 6) or divide E (96 of 192, 24 of 48), and E itself where the
+// action allows it. Powers of two align tiles to vector widths and cache lines; the small 3*2^i sizes reach
+// register tiles such as 6x64 (6 rows x 4 vectors + 4 vectors of B fill 28 of 32 zmm registers); E keeps a
+// dimension whole. Larger 3*2^i sizes that leave a boundary tile (48 or 96 of 2048) are not tried: each
+// multiplies the Specs below it (its tile and its boundary tile) and the powers of two beside it do the same work.
+// So 64 gives 1, 2, 3, 4, 6, 8, 16, 32 (and 64); 96 gives 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 (and 96).
 //
 // The order (deterministic, a function of the Spec and target only):
 //   1. tile_out over the product of the output dimensions' grids (E included, the whole output excluded),
@@ -23,13 +26,17 @@
 // Every action returned applies (the checks are the operators' own `*_fails` functions, which build no node).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "sched/action.h"
 
 namespace kriek {
 
-/// The grid sizes for extent `extent`: 2^i and 3*2^i below it, increasing, then `extent` when `with_extent`.
+/// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
+inline constexpr std::int64_t kRegisterScaleThrees = 6;
+
+/// The grid sizes for extent `extent` (see above), increasing, then `extent` when `with_extent`.
 std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent);
 
 }  // namespace kriek
