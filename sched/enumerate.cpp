@@ -15,9 +15,6 @@ namespace {
 
 using namespace sched_detail;
 
-/// Parallel loops only for Specs of at least this much work: a thread team costs thousands of cycles to start.
-constexpr double kParallelMinFlops = 1 << 22;
-
 void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const Shape& shape = spec.output().shape;
   const std::size_t rank = shape.size();

@@ -33,6 +33,9 @@
 
 namespace kriek {
 
+/// Parallel loops only for Specs of at least this much work: a thread team costs thousands of cycles to start.
+inline constexpr double kParallelMinFlops = 1 << 22;
+
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;
 

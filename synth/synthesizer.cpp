@@ -12,6 +12,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include "sched/canonical.h"
 #include "spec/error.h"
 
 namespace kriek {
@@ -57,6 +58,7 @@ Synthesizer::~Synthesizer() = default;
 int Synthesizer::threads() const { return memo_->arena->max_concurrency(); }
 
 Synthesizer::Slot& Synthesizer::slot(const Spec& spec) {
+  KRIEK_ASSERT(!options_.canonical || is_canonical(spec), "memo keys are canonical Specs");
   auto it = memo_->map.find(spec);
   if (it != memo_->map.end()) return *it->second;
   return *memo_->map.emplace(spec, std::make_unique<Slot>()).first->second;
@@ -68,7 +70,10 @@ const Frontier& Synthesizer::solve(const Spec& spec) {
   return *result;
 }
 
-const Frontier& Synthesizer::solve_in_arena(const Spec& spec) {
+const Frontier& Synthesizer::solve_in_arena(const Spec& asked) {
+  std::optional<Spec> canonical;
+  if (options_.canonical && !is_canonical(asked)) canonical = canonical_spec(asked);
+  const Spec& spec = canonical ? *canonical : asked;
   Slot& s = slot(spec);
   tbb::collaborative_call_once(s.once, [&] {
     if (table_) {
@@ -136,12 +141,12 @@ void Synthesizer::compute(const Spec& spec, Frontier& out) {
 }
 
 const Frontier* Synthesizer::find(const Spec& spec) const {
-  auto it = memo_->map.find(spec);
+  auto it = !options_.canonical || is_canonical(spec) ? memo_->map.find(spec) : memo_->map.find(canonical_spec(spec));
   return it == memo_->map.end() ? nullptr : &it->second->frontier;
 }
 
 void Synthesizer::preload(const Spec& spec, Frontier frontier) {
-  Slot& s = slot(spec);
+  Slot& s = slot(options_.canonical ? canonical_spec(spec) : spec);
   tbb::collaborative_call_once(s.once, [&] {
     s.frontier = std::move(frontier);
     stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
