@@ -155,6 +155,7 @@ void Synthesizer::compute(const Spec& spec, Frontier& out) {
     for (auto& e : v) all.push_back(std::move(e));
   }
   pareto_filter(all);
+  all.shrink_to_fit();  // kept for the whole search: the capacity of every candidate would be wasted
   out.entries = std::move(all);
 }
 
