@@ -6,8 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "impl/cost.h"
@@ -56,17 +57,22 @@ void pareto_filter(std::vector<FrontierEntry>& entries);
 template <class T, class Before>
 void pareto_keep(std::vector<T>& items, Before before) {
   if (items.size() > 8) {
-    std::unordered_map<std::uint64_t, std::size_t> first;  // class -> the earliest item in (before, index) order
-    first.reserve(items.size());
+    // Open addressing over the class keys (a key has every byte below 128, so ~0 marks an empty slot): slot ->
+    // (key, the earliest item of that class in (before, index) order).
+    const std::size_t slots = std::bit_ceil(2 * items.size());
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> table(slots, {~std::uint64_t{0}, 0});
     std::vector<char> keep(items.size(), 0);
     for (std::size_t i = 0; i < items.size(); ++i) {
-      auto [it, fresh] = first.try_emplace(items[i].peak.coarse_key(), i);
-      if (fresh) {
+      const std::uint64_t key = items[i].peak.coarse_key();
+      std::size_t at = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1);
+      while (table[at].first != key && table[at].first != ~std::uint64_t{0}) at = (at + 1) & (slots - 1);
+      if (table[at].first != key) {
+        table[at] = {key, static_cast<std::uint32_t>(i)};
         keep[i] = 1;
-      } else if (before(items[i], items[it->second])) {
-        keep[it->second] = 0;
+      } else if (before(items[i], items[table[at].second])) {
+        keep[table[at].second] = 0;
         keep[i] = 1;
-        it->second = i;
+        table[at].second = static_cast<std::uint32_t>(i);
       }
     }
     std::size_t n = 0;
