@@ -131,9 +131,10 @@ const Frontier& Synthesizer::solve_in_arena(const Spec& asked) {
 
 void Synthesizer::compute(const Spec& spec, Frontier& out) {
   const std::vector<Action> actions = enumerate_actions(spec, target_);
+  // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
+  stats_.actions_tried.fetch_add(actions.size(), std::memory_order_relaxed);
   std::vector<std::vector<FrontierEntry>> per_action(actions.size());
   tbb::parallel_for(std::size_t{0}, actions.size(), [&](std::size_t a) {
-    stats_.actions_tried.fetch_add(1, std::memory_order_relaxed);
     ExpandResult expanded = expand(actions[a], spec, target_);
     const auto* ex = std::get_if<Expansion>(&expanded);
     KRIEK_ASSERT(ex, "enumerated action ", action_text(actions[a]), " does not apply: ",
