@@ -1,9 +1,11 @@
 // Search benchmark: cold synthesis of one Spec for the host target with a given thread count, printing wall
-// time, Specs solved, Specs/s, actions tried, the root frontier's size, the best cost and peak RSS as one line.
+// time, Specs solved, Specs/s, actions tried, the root frontier's size, the best cost and peak RSS as one line;
+// --dump FILE also writes every solved Spec with its frontier size.
 // scripts/bench_search.sh runs it over the benchmark suite, one process per run so peak RSS is per run.
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -16,13 +18,16 @@ using namespace kriek;
 int main(int argc, char** argv) {
   std::string spec_text_arg = "matmul 256x256x256 f32";
   int threads = 1;
+  std::string dump;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
     } else if (!std::strcmp(argv[i], "--spec") && i + 1 < argc) {
       spec_text_arg = argv[++i];
+    } else if (!std::strcmp(argv[i], "--dump") && i + 1 < argc) {
+      dump = argv[++i];
     } else {
-      std::cerr << "usage: bench_search [--spec TEXT] [--threads N]\n";
+      std::cerr << "usage: bench_search [--spec TEXT] [--threads N] [--dump FILE]\n";
       return 1;
     }
   }
@@ -39,6 +44,11 @@ int main(int argc, char** argv) {
               << " actions=" << synth.stats().actions_tried.load() << " frontier=" << f.entries.size()
               << " best_cost=" << (f.empty() ? 0 : f.entries.front().cost)
               << " peak_rss_mib=" << peak_rss_bytes() / (1024 * 1024) << "\n";
+    if (!dump.empty()) {
+      // One line per solved Spec: its frontier size and long text (for studying the Spec space).
+      std::ofstream out(dump);
+      synth.for_each([&](const Spec& s, const Frontier& fr) { out << fr.entries.size() << '\t' << s << '\n'; });
+    }
     return 0;
   } catch (const UserError& e) {
     std::cerr << "bench_search: error: " << e.what() << "\n";

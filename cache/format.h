@@ -20,8 +20,13 @@
 namespace kriek {
 
 inline constexpr char kTableMagic[8] = {'K', 'R', 'I', 'E', 'K', 'T', 'B', 'L'};
-/// Bumped whenever the layout above, the Spec encoding or the frontier encoding changes.
-inline constexpr std::uint32_t kTableFormatVersion = 1;
+/// Bumped whenever the layout above, the Spec encoding or the frontier encoding changes, or what a search finds
+/// for a Spec (the tile grid, which Specs are canonical): a table must hold what a fresh search would.
+/// 2: the grid keeps 3*2^i sizes above 6 only where they divide the extent; serial_only and alignment are
+/// canonical where they cannot matter (sched/canonical.h).
+/// 3: rows along the innermost dimension and rows inside an aligned panel are contiguous (impl/tiling.h), so
+/// more Specs move to VRF; blocked L1 operands keep their alignment in canonical Specs.
+inline constexpr std::uint32_t kTableFormatVersion = 3;
 inline constexpr std::size_t kPrefixBytes = 16;
 /// Index entries per checksummed block: a query verifies one block (6 KiB), not the whole index.
 inline constexpr std::uint32_t kBlockEntries = 256;

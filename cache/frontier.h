@@ -6,7 +6,9 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "impl/cost.h"
@@ -50,20 +52,55 @@ void pareto_filter(std::vector<FrontierEntry>& entries);
 /// The filter behind pareto_filter, for anything with a `peak`: stable-sorts `items` by `before` (which must
 /// order by cost first) and drops each item whose coarse memory is no smaller anywhere than that of an earlier
 /// kept item (which costs no more).
+/// Of items in one memory class only the first in that order can be kept, so those are dropped first (one pass
+/// over a hash map): the quadratic scan then sees one item per class.
 template <class T, class Before>
 void pareto_keep(std::vector<T>& items, Before before) {
-  std::stable_sort(items.begin(), items.end(), before);
-  std::vector<T> kept;
-  std::vector<MemoryUse> kept_coarse;
-  for (auto& item : items) {
-    const MemoryUse c = item.peak.coarse();
-    bool dominated = false;
-    for (const MemoryUse& k : kept_coarse) dominated = dominated || k.at_most(c);
-    if (dominated) continue;
-    kept.push_back(std::move(item));
-    kept_coarse.push_back(c);
+  if (items.size() > 8) {
+    // Open addressing over the class keys (a key has every byte below 128, so ~0 marks an empty slot): slot ->
+    // (key, the earliest item of that class in (before, index) order).
+    const std::size_t slots = std::bit_ceil(2 * items.size());
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> table(slots, {~std::uint64_t{0}, 0});
+    std::vector<char> keep(items.size(), 0);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const std::uint64_t key = items[i].peak.coarse_key();
+      std::size_t at = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1);
+      while (table[at].first != key && table[at].first != ~std::uint64_t{0}) at = (at + 1) & (slots - 1);
+      if (table[at].first != key) {
+        table[at] = {key, static_cast<std::uint32_t>(i)};
+        keep[i] = 1;
+      } else if (before(items[i], items[table[at].second])) {
+        keep[table[at].second] = 0;
+        keep[i] = 1;
+        table[at].second = static_cast<std::uint32_t>(i);
+      }
+    }
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (!keep[i]) continue;
+      if (n != i) items[n] = std::move(items[i]);
+      ++n;
+    }
+    items.erase(items.begin() + static_cast<std::ptrdiff_t>(n), items.end());
   }
-  items = std::move(kept);
+  std::stable_sort(items.begin(), items.end(), before);
+  std::vector<std::uint64_t> kept_keys;  // MemoryUse::coarse_key of the kept items
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const std::uint64_t c = items[i].peak.coarse_key();
+    bool dominated = false;
+    for (std::uint64_t k : kept_keys) {
+      if (coarse_at_most(k, c)) {
+        dominated = true;
+        break;
+      }
+    }
+    if (dominated) continue;
+    if (kept != i) items[kept] = std::move(items[i]);
+    ++kept;
+    kept_keys.push_back(c);
+  }
+  items.erase(items.begin() + static_cast<std::ptrdiff_t>(kept), items.end());
 }
 
 }  // namespace kriek

@@ -16,6 +16,7 @@
 #include <cereal/types/string.hpp>
 
 #include "cache/stable_hash.h"
+#include "sched/canonical.h"
 #include "spec/error.h"
 
 namespace kriek {
@@ -194,7 +195,7 @@ RawRecord Table::checked_record(std::size_t i, const IndexEntry& e) const {
 
 std::optional<RawRecord> Table::find_record(const Spec& spec) const {
   if (size() == 0) return std::nullopt;
-  const std::string key = spec_bytes(spec);
+  const std::string key = spec_bytes(canonical_spec(spec));  // the search's memo keys (sched/canonical.h)
   const std::uint64_t h = stable_hash(key);
   const std::size_t blocks = header_.block_count();
   const char* fences = data_ + header_.fences_offset;

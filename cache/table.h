@@ -40,8 +40,8 @@ class Table {
   void check_compatible(const TableIdentity& expected) const;
   void check_compatible(const Target& target, const CostModel& model) const;
 
-  /// The frontier stored for `spec`, or nullopt. Reads one index block and one record, verifying both
-  /// checksums (UserError when corrupted). Thread-safe.
+  /// The frontier stored for `spec` (keyed by canonical_spec, sched/canonical.h), or nullopt. Reads one index
+  /// block and one record, verifying both checksums (UserError when corrupted). Thread-safe.
   std::optional<Frontier> lookup(const Spec& spec) const;
   bool contains(const Spec& spec) const { return find_record(spec).has_value(); }
 

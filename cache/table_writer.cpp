@@ -15,6 +15,7 @@
 #include <cereal/types/string.hpp>
 
 #include "cache/stable_hash.h"
+#include "sched/canonical.h"
 #include "spec/error.h"
 
 namespace kriek {
@@ -137,7 +138,7 @@ std::string_view TableWriter::keep(std::string_view bytes) {
 void TableWriter::add_raw(const RawRecord& r, bool is_new) { items_.push_back({r.hash, r.spec, r.bytes, is_new}); }
 
 void TableWriter::add(const Spec& spec, const Frontier& frontier) {
-  const std::string key = spec_bytes(spec);
+  const std::string key = spec_bytes(canonical_spec(spec));  // the search's memo keys (sched/canonical.h)
   const std::string_view record = keep(encode_record(key, frontier));
   add_raw({stable_hash(key), record_spec(record), record}, true);
 }

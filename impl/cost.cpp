@@ -79,7 +79,7 @@ Cost mask_count(const Loop& loop, std::uint32_t mask) {
   return n;
 }
 
-NodeCost loop_cost(const ImplNode& node, const Loop& loop, const CostModel& m) {
+NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop& loop, const CostModel& m) {
   NodeCost nc;
   Cost trips = 1;
   for (const LoopAxis& a : loop.axes) trips *= static_cast<Cost>(a.trips());
@@ -88,8 +88,9 @@ NodeCost loop_cost(const ImplNode& node, const Loop& loop, const CostModel& m) {
   nc.base = (trips + ways - 1) / ways * m.loop_iteration + (loop.parallel ? m.parallel_launch : 0);
   if (loop.window) {
     // The window buffer: loaded whole once, then only its new part each step; the overlap shifts in place.
-    const TensorSpec& src = node.spec.operands[loop.window->operand];
-    const TensorSpec& win = node.children.front()->spec.operands[loop.window->operand];
+    KRIEK_ASSERT(!children.empty(), "a slide loop has a body");
+    const TensorSpec& src = spec.operands[loop.window->operand];
+    const TensorSpec& win = children.front().operands[loop.window->operand];
     const std::int64_t rows_per_step = loop.axes.front().tile;
     const std::int64_t window_rows = win.shape[0] > 0 ? win.shape[0] : 1;
     const Cost first = static_cast<Cost>(lines_touched(win));
@@ -102,10 +103,10 @@ NodeCost loop_cost(const ImplNode& node, const Loop& loop, const CostModel& m) {
   return nc;
 }
 
-NodeCost move_cost(const ImplNode& node, const MoveOp& move, const CostModel& m) {
+NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, const CostModel& m) {
   NodeCost nc;
-  nc.weights.assign(node.children.size(), 1);
-  const TensorSpec& src = node.spec.operands[move.operand];
+  nc.weights.assign(children, 1);
+  const TensorSpec& src = spec.operands[move.operand];
   if (move.alias) {
     const Cost lines = static_cast<Cost>(lines_touched(src));
     Cost per_line = m.line_from[static_cast<std::size_t>(src.level)];
@@ -150,28 +151,36 @@ std::int64_t lines_touched(const TensorSpec& t) {
   return rows * ((row * bytes + kLine - 1) / kLine + (t.aligned ? 0 : 1));
 }
 
-NodeCost node_cost(const ImplNode& node, const Target& target, const CostModel& m) {
-  return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(node, loop, m); },
-                               [&](const MoveOp& move) { return move_cost(node, move, m); },
+NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,
+                   const CostModel& m) {
+  return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(spec, children, loop, m); },
+                               [&](const MoveOp& move) { return move_cost(spec, children.size(), move, m); },
                                [&](const Block&) {
                                  NodeCost nc;
-                                 nc.weights.assign(node.children.size(), 1);
+                                 nc.weights.assign(children.size(), 1);
                                  return nc;
                                },
                                [&](const Pipeline& p) {
                                  NodeCost nc;
                                  nc.base = m.buffer_setup;
-                                 nc.weights.assign(node.children.size(), 1);
+                                 nc.weights.assign(children.size(), 1);
                                  nc.own[p.buffer.level] = p.buffer.bytes();
                                  return nc;
                                },
                                [&](const KernelCall& k) {
                                  NodeCost nc;
-                                 nc.base = kernel_cost(k.kernel, node.spec, target, m);
+                                 nc.base = kernel_cost(k.kernel, spec, target, m);
                                  return nc;
                                },
                                [&](const Hole&) { return NodeCost{}; }},
-                    node.kind);
+                    kind);
+}
+
+NodeCost node_cost(const ImplNode& node, const Target& target, const CostModel& m) {
+  std::vector<Spec> children;
+  children.reserve(node.children.size());
+  for (const ImplPtr& c : node.children) children.push_back(c->spec);
+  return node_cost(node.spec, node.kind, children, target, m);
 }
 
 ImplCost evaluate(const ImplPtr& impl, const Target& target, const CostModel& m) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "impl/memory.h"
@@ -60,6 +61,10 @@ struct NodeCost {
 
 /// The node's own part of the cost; children may be Holes (only their Specs are read).
 NodeCost node_cost(const ImplNode& node, const Target& target, const CostModel& model);
+/// The same for a node of `spec` and `kind` whose children implement `children` (in child order), without the
+/// node: what the DP calls for every action (sched's Expansion).
+NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,
+                   const CostModel& model);
 
 /// Cost and peak memory of a whole tree; Holes count as free (cost 0, no memory).
 struct ImplCost {

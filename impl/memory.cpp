@@ -11,32 +11,6 @@
 
 namespace kriek {
 
-MemoryUse MemoryUse::max(const MemoryUse& o) const {
-  MemoryUse r;
-  for (std::size_t i = 0; i < bytes.size(); ++i) r.bytes[i] = std::max(bytes[i], o.bytes[i]);
-  return r;
-}
-
-MemoryUse MemoryUse::plus(const MemoryUse& o) const {
-  MemoryUse r;
-  for (std::size_t i = 0; i < bytes.size(); ++i) r.bytes[i] = bytes[i] + o.bytes[i];
-  return r;
-}
-
-bool MemoryUse::fits(const MemoryUse& limits) const {
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (limits.bytes[i] > 0 && bytes[i] > limits.bytes[i]) return false;
-  }
-  return true;
-}
-
-bool MemoryUse::at_most(const MemoryUse& o) const {
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    if (bytes[i] > o.bytes[i]) return false;
-  }
-  return true;
-}
-
 MemoryUse MemoryUse::coarse() const {
   MemoryUse r;
   for (std::size_t i = 1; i < bytes.size(); ++i) {

@@ -2,7 +2,9 @@
 // children), compared against a target's capacities or a user's limits.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -17,6 +19,8 @@ namespace kriek {
 struct Target;
 
 /// Bytes per Level (indexed by the Level enum).
+static_assert(kLevelCount - 1 <= 8, "coarse_key packs one byte per bounded level");
+
 struct MemoryUse {
   std::array<std::int64_t, kLevelCount> bytes{};
 
@@ -24,22 +28,59 @@ struct MemoryUse {
   std::int64_t operator[](Level l) const { return bytes[static_cast<std::size_t>(l)]; }
 
   /// Elementwise maximum (peaks of children that run one after another).
-  MemoryUse max(const MemoryUse& o) const;
+  MemoryUse max(const MemoryUse& o) const {
+    MemoryUse r;
+    for (std::size_t i = 0; i < bytes.size(); ++i) r.bytes[i] = std::max(bytes[i], o.bytes[i]);
+    return r;
+  }
   /// Elementwise sum (a node's own buffers on top of its children's peak).
-  MemoryUse plus(const MemoryUse& o) const;
+  MemoryUse plus(const MemoryUse& o) const {
+    MemoryUse r;
+    for (std::size_t i = 0; i < bytes.size(); ++i) r.bytes[i] = bytes[i] + o.bytes[i];
+    return r;
+  }
   /// Every level at most `limits` (a limit of 0 means unbounded).
-  bool fits(const MemoryUse& limits) const;
+  bool fits(const MemoryUse& limits) const {
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      if (limits.bytes[i] > 0 && bytes[i] > limits.bytes[i]) return false;
+    }
+    return true;
+  }
   /// No level uses more than in `o`.
-  bool at_most(const MemoryUse& o) const;
+  bool at_most(const MemoryUse& o) const {
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      if (bytes[i] > o.bytes[i]) return false;
+    }
+    return true;
+  }
   /// The coarse view the search compares: each bounded level rounded up to a power of two, main memory (GL,
   /// unbounded) dropped. Frontiers keep one entry per such memory class.
   MemoryUse coarse() const;
+  /// The same classes packed for fast comparison: one byte per bounded level (0 for no bytes, else 1 + the
+  /// exponent of the power of two), so that coarse().at_most(o.coarse()) == coarse_at_most(coarse_key(),
+  /// o.coarse_key()).
+  std::uint64_t coarse_key() const {
+    std::uint64_t key = 0;
+    for (std::size_t i = 1; i < bytes.size(); ++i) {
+      const auto b = static_cast<std::uint64_t>(bytes[i]);
+      const std::uint64_t cls = b == 0 ? 0 : 1 + static_cast<std::uint64_t>(std::bit_width(b - 1));
+      key |= cls << (8 * (i - 1));
+    }
+    return key;
+  }
 
   friend bool operator==(const MemoryUse&, const MemoryUse&) = default;
   friend auto operator<=>(const MemoryUse&, const MemoryUse&) = default;
   friend std::size_t hash_value(const MemoryUse& m) { return boost::hash_range(m.bytes.begin(), m.bytes.end()); }
   template <class Archive> void serialize(Archive& ar) { ar(bytes); }
 };
+
+/// Every class in key `a` at most the one in key `b` (MemoryUse::coarse_key): bytewise a <= b, all bytes below
+/// 128, so (b | 0x80..) - a borrows across no byte and keeps each byte's top bit exactly where b >= a.
+inline bool coarse_at_most(std::uint64_t a, std::uint64_t b) {
+  constexpr std::uint64_t kTop = 0x8080808080808080ull;
+  return (((b | kTop) - a) & kTop) == kTop;
+}
 
 /// The target's capacities as limits (0 for unbounded levels).
 MemoryUse capacities(const Target& target);

@@ -23,6 +23,16 @@ struct NotApplicable {
 
 using ApplyResult = std::variant<ImplPtr, NotApplicable>;
 
+/// What applying an action makes, without building the node: its kind and the Specs of its children in child
+/// order (a Block's statements, a Loop's bodies by boundary pattern, a move's body, prologue, epilogue). apply()
+/// builds exactly this node with Holes of these Specs; the DP reads only this.
+struct Expansion {
+  NodeKind kind;
+  std::vector<Spec> children;
+};
+
+using ExpandResult = std::variant<Expansion, NotApplicable>;
+
 /// Loops over tiles of the output of shape `tile` (inputs tiled to match; conv images with their halo).
 /// `parallel` makes the loop parallel (its bodies serial).
 struct TileOut {
@@ -87,6 +97,8 @@ using Action = std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, S
 
 /// Applies the action: an Impl node whose children are Holes, or NotApplicable. Never throws.
 ApplyResult apply(const Action& action, const Spec& spec, const Target& target);
+/// The node apply() makes, as its kind and its children's Specs (no Impl node, no Holes). Never throws.
+ExpandResult expand(const Action& action, const Spec& spec, const Target& target);
 
 /// Every legal action of `spec`, in a deterministic order (see enumerate.cpp for the tile-size grid).
 std::vector<Action> enumerate_actions(const Spec& spec, const Target& target);

@@ -1,4 +1,4 @@
-// apply(): dispatch of an Action to its operator, and action_text(), the words the REPL and error messages use
+// apply() and expand(): dispatch of an Action to its operator (apply builds the node expand describes), and action_text(), the words the REPL and error messages use
 // for actions: `tile_out 32 32 [parallel]`, `split 64`, `slide 0 32 L1 row`, `move in0 L1 row [v16]`,
 // `to_accum`, `bufferize 1 L1 row`, `select bcast_fma`.
 #include <sstream>
@@ -66,23 +66,40 @@ std::string shape_error(const Spec& spec) {
 
 }  // namespace
 
-ApplyResult apply(const Action& action, const Spec& spec, const Target& target) {
+ExpandResult expand(const Action& action, const Spec& spec, const Target& target) {
   try {
     if (std::string why = shape_error(spec); !why.empty()) {
       return NotApplicable{text(action, &spec) + ": the Spec is invalid: " + why};
     }
-    return std::visit(overloaded{[&](const TileOut& a) { return apply_tile_out(a, spec, target); },
-                                 [&](const Split& a) { return apply_split(a, spec, target); },
-                                 [&](const Slide& a) { return apply_slide(a, spec, target); },
-                                 [&](const MoveTo& a) { return apply_move_to(a, spec, target); },
-                                 [&](const ToAccum& a) { return apply_to_accum(a, spec, target); },
-                                 [&](const Bufferize& a) { return apply_bufferize(a, spec, target); },
-                                 [&](const Select& a) { return apply_select(a, spec, target); }},
+    return std::visit(overloaded{[&](const TileOut& a) { return expand_tile_out(a, spec, target); },
+                                 [&](const Split& a) { return expand_split(a, spec, target); },
+                                 [&](const Slide& a) { return expand_slide(a, spec, target); },
+                                 [&](const MoveTo& a) { return expand_move_to(a, spec, target); },
+                                 [&](const ToAccum& a) { return expand_to_accum(a, spec, target); },
+                                 [&](const Bufferize& a) { return expand_bufferize(a, spec, target); },
+                                 [&](const Select& a) { return expand_select(a, spec, target); }},
                       action);
   } catch (const UserError& e) {
     // Only a Spec that breaks its op's shape rules gets here (validate() rejects those).
     return NotApplicable{text(action, &spec) + ": the Spec is invalid: " + e.what()};
   }
+}
+
+ApplyResult apply(const Action& action, const Spec& spec, const Target& target) {
+  ExpandResult r = expand(action, spec, target);
+  if (auto* na = std::get_if<NotApplicable>(&r)) return std::move(*na);
+  Expansion& e = std::get<Expansion>(r);
+  // The checked factories compare every Hole's Spec with the one the node kind implies.
+  std::vector<ImplPtr> holes;
+  holes.reserve(e.children.size());
+  for (Spec& c : e.children) holes.push_back(make_hole(std::move(c)));
+  return std::visit(overloaded{[&](Loop& k) { return make_loop(spec, std::move(k), std::move(holes)); },
+                               [&](MoveOp& k) { return make_move(spec, std::move(k), std::move(holes)); },
+                               [&](Block& k) { return make_block(spec, std::move(k), std::move(holes)); },
+                               [&](Pipeline& k) { return make_pipeline(spec, std::move(k), std::move(holes)); },
+                               [&](KernelCall& k) { return make_kernel(spec, k.kernel, target); },
+                               [&](Hole&) { return make_hole(spec); }},
+                    e.kind);
 }
 
 std::string action_text(const Action& action) { return text(action, nullptr); }

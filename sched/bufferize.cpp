@@ -37,7 +37,7 @@ std::optional<NotApplicable> bufferize_fails(const Bufferize& a, const Spec& spe
   return std::nullopt;
 }
 
-ApplyResult apply_bufferize(const Bufferize& action, const Spec& spec, const Target& target) {
+ExpandResult expand_bufferize(const Bufferize& action, const Spec& spec, const Target& target) {
   if (auto why = bufferize_fails(action, spec, target)) return *why;
   Pipeline p;
   p.cut = action.cut;
@@ -45,7 +45,7 @@ ApplyResult apply_bufferize(const Bufferize& action, const Spec& spec, const Tar
   p.buffer.dtype = spec.output().dtype;
   p.buffer.level = action.level;
   p.buffer.layout = action.layout;
-  return make_with_holes(spec, std::move(p), target);
+  return expansion(spec, std::move(p));
 }
 
 }  // namespace kriek

@@ -15,9 +15,9 @@ namespace kriek {
 ///   (5) `layout` is valid for the intermediate's rank.
 /// The buffer: the intermediate's shape (compose_intermediate_shapes), the output's dtype, `level`, `layout`,
 /// aligned and contiguous. Children: head, tail (a primitive op when one stage remains).
-ApplyResult apply_bufferize(const Bufferize& action, const Spec& spec, const Target& target);
+ExpandResult expand_bufferize(const Bufferize& action, const Spec& spec, const Target& target);
 
-/// The failed precondition of apply_bufferize, or nullopt when it applies.
+/// The failed precondition of expand_bufferize, or nullopt when it applies.
 std::optional<NotApplicable> bufferize_fails(const Bufferize& action, const Spec& spec, const Target& target);
 
 }  // namespace kriek

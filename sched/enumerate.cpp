@@ -15,17 +15,15 @@ namespace {
 
 using namespace sched_detail;
 
-/// Parallel loops only for Specs of at least this much work: a thread team costs thousands of cycles to start.
-constexpr double kParallelMinFlops = 1 << 22;
-
 void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const Shape& shape = spec.output().shape;
   const std::size_t rank = shape.size();
   if (rank == 0) return;
   std::vector<std::vector<std::int64_t>> grids;
   std::size_t total = 1;
-  for (auto e : shape) {
-    grids.push_back(tile_sizes(e, true));
+  for (std::size_t d = 0; d < rank; ++d) {
+    // 3 and 6 make register tiles' rows; the innermost dimension is cut by vector widths (powers of two).
+    grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
     total *= grids.back().size();
   }
   out.reserve(out.size() + 2 * total + 64);
@@ -47,7 +45,7 @@ void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out)
 void splits(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const auto r = reduction_of(spec);
   if (!r || !accumulates(spec.op)) return;
-  for (std::int64_t k : tile_sizes(r->extent, false)) {
+  for (std::int64_t k : tile_sizes(r->extent, false, false)) {
     if (!split_fails(Split{k}, spec, target)) out.emplace_back(Split{k});
   }
 }
@@ -67,7 +65,7 @@ void slides(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const std::size_t first = img.rank() == 4 ? 1 : 0;
   const auto levels = memory_levels(target, img.level);
   for (std::size_t d = first; d < first + 2; ++d) {
-    for (std::int64_t size : tile_sizes(spec.output().shape[d], false)) {
+    for (std::int64_t size : tile_sizes(spec.output().shape[d], false, true)) {
       for (Level l : levels) {
         Slide s{static_cast<std::uint8_t>(d), size, l, Layout::row_major()};
         if (!slide_fails(s, spec, target)) out.emplace_back(s);
@@ -131,13 +129,13 @@ void bufferizes(const Spec& spec, const Target& target, std::vector<Action>& out
 
 }  // namespace
 
-std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent) {
+std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent, bool small_threes) {
   std::vector<std::int64_t> out;
   for (std::int64_t p = 1; p < extent; p *= 2) {
     out.push_back(p);
-    if (p >= 2 && p / 2 * 3 < extent && p / 2 * 3 > p) out.push_back(p / 2 * 3);
+    const std::int64_t three = p / 2 * 3;  // 3, 6, 12, ... after 2, 4, 8, ...: already in increasing order
+    if (p >= 2 && three < extent && ((small_threes && three <= kRegisterScaleThrees) || extent % three == 0)) out.push_back(three);
   }
-  // 1, 2, then 3 after 2, 4, 6 after 4, ...: the loop pushes p and then 3p/2 (for p >= 2), already in order.
   if (with_extent && extent >= 1) out.push_back(extent);
   return out;
 }

@@ -1,16 +1,23 @@
 // The enumeration of every legal action of a Spec, the DP's branching (enumerate_actions in action.h), and the
 // tile-size grid it draws sizes from.
 //
-// The grid. For an extent E, the sizes are the numbers 2^i and 3*2^i below E (1, 2, 3, 4, 6, 8, 12, 16, 24, 32,
-// 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, ...) and E itself where the action allows it. Powers of two
-// align tiles to vector widths and cache lines; the 3*2^i sizes reach register tiles such as 6x64 and
-// cache tiles such as 96 or 192 that leave boundary tiles; E keeps a dimension whole.
+// The grid. For an extent E, the sizes are the powers of two below E (1, 2, 4, 8, ...), the sizes 3*2^i below E
+// that divide E (96 of 192, 24 of 48), 3 and 6 (kRegisterScaleThrees) where they make rows of register tiles,
+// and E itself where the action allows it. Powers of two align tiles to vector widths and cache lines; 3 and 6
+// reach register tiles such as 6x64 (6 rows x 4 vectors + 4 vectors of B fill 28 of 32 zmm registers), so
+// tile_out offers them in every output dimension but the innermost (which vectors cut), and split (a reduction
+// has no register rows) does not; slide offers them (window rows). E keeps a dimension whole. 3*2^i sizes that
+// leave a boundary tile elsewhere (48 or 96 of 2048, 3 or 6 of a reduction of 512) are not tried: each
+// multiplies the Specs below it (its tile and its boundary tile) and the powers of two beside it do the same
+// work. So 64 gives 1, 2, 3, 4, 6, 8, 16, 32 (and 64) with the small threes, 1, 2, 4, 8, 16, 32 without; 96
+// gives 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 (and 96) either way.
 //
 // The order (deterministic, a function of the Spec and target only):
-//   1. tile_out over the product of the output dimensions' grids (E included, the whole output excluded),
+//   1. tile_out over the product of the output dimensions' grids (E included, the whole output excluded; the
+//      small threes in every dimension but the innermost),
 //      dimension 0 outermost, sizes increasing; each tile serial, then parallel unless serial_only or the Spec
 //      has under 4 MFLOP of work (a thread team costs more than it saves there);
-//   2. split over the grid below the reduction extent;
+//   2. split over the grid below the reduction extent (without the small threes);
 //   3. slide of each spatial output dimension of a Conv over the grid below its extent, with the window at GL,
 //      L2, L1 (those the target has and not slower than the image), row-major;
 //   4. move_to of each operand (inputs, then the output) to each level faster than its own that holds it,
@@ -23,13 +30,21 @@
 // Every action returned applies (the checks are the operators' own `*_fails` functions, which build no node).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "sched/action.h"
 
 namespace kriek {
 
-/// The grid sizes for extent `extent`: 2^i and 3*2^i below it, increasing, then `extent` when `with_extent`.
-std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent);
+/// Parallel loops only for Specs of at least this much work: a thread team costs thousands of cycles to start.
+inline constexpr double kParallelMinFlops = 1 << 22;
+
+/// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
+inline constexpr std::int64_t kRegisterScaleThrees = 6;
+
+/// The grid sizes for extent `extent` (see above), increasing, then `extent` when `with_extent`; 3 and 6 also
+/// when they do not divide the extent if `small_threes`.
+std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent, bool small_threes = true);
 
 }  // namespace kriek

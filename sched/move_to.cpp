@@ -155,9 +155,9 @@ std::optional<NotApplicable> move_to_fails(const MoveTo& action, const Spec& spe
   return fails(action, spec, target);
 }
 
-ApplyResult apply_move_to(const MoveTo& action, const Spec& spec, const Target& target) {
+ExpandResult expand_move_to(const MoveTo& action, const Spec& spec, const Target& target) {
   if (Why w = fails(action, spec, target)) return *w;
-  return make_with_holes(spec, move_op(action, spec, target), target);
+  return expansion(spec, move_op(action, spec, target));
 }
 
 }  // namespace kriek

@@ -30,9 +30,9 @@ namespace kriek {
 /// A move to a cache level (L2, L1) that keeps the placement of elements is an alias: dest is the operand at the
 /// new level, nothing else changes, no prologue or epilogue. Otherwise dest is a fresh aligned, contiguous
 /// buffer with a load prologue for inputs and accumulating outputs and a store epilogue for the output.
-ApplyResult apply_move_to(const MoveTo& action, const Spec& spec, const Target& target);
+ExpandResult expand_move_to(const MoveTo& action, const Spec& spec, const Target& target);
 
-/// The failed precondition of apply_move_to, or nullopt when it applies (builds no node).
+/// The failed precondition of expand_move_to, or nullopt when it applies (builds no node).
 std::optional<NotApplicable> move_to_fails(const MoveTo& action, const Spec& spec, const Target& target);
 
 /// The MoveOp the action makes, assuming it applies.

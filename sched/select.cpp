@@ -12,9 +12,9 @@ std::optional<NotApplicable> select_fails(const Select& action, const Spec& spec
   return std::nullopt;
 }
 
-ApplyResult apply_select(const Select& action, const Spec& spec, const Target& target) {
+ExpandResult expand_select(const Select& action, const Spec& spec, const Target& target) {
   if (auto why = select_fails(action, spec, target)) return *why;
-  return make_kernel(spec, action.kernel, target);
+  return sched_detail::expansion(spec, KernelCall{action.kernel});
 }
 
 }  // namespace kriek

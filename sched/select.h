@@ -8,9 +8,9 @@ namespace kriek {
 
 /// Preconditions:
 ///   (1) the kernel is legal for the Spec on the target (kernel_illegal says why not).
-ApplyResult apply_select(const Select& action, const Spec& spec, const Target& target);
+ExpandResult expand_select(const Select& action, const Spec& spec, const Target& target);
 
-/// The failed precondition of apply_select, or nullopt when it applies.
+/// The failed precondition of expand_select, or nullopt when it applies.
 std::optional<NotApplicable> select_fails(const Select& action, const Spec& spec, const Target& target);
 
 }  // namespace kriek

@@ -64,10 +64,10 @@ std::optional<NotApplicable> slide_fails(const Slide& action, const Spec& spec, 
   return std::nullopt;
 }
 
-ApplyResult apply_slide(const Slide& action, const Spec& spec, const Target& target) {
+ExpandResult expand_slide(const Slide& action, const Spec& spec, const Target& target) {
   auto loop = slide_loop(action, spec, target);
   if (auto* na = std::get_if<NotApplicable>(&loop)) return *na;
-  return make_with_holes(spec, std::get<Loop>(std::move(loop)), target);
+  return expansion(spec, std::get<Loop>(std::move(loop)));
 }
 
 }  // namespace kriek

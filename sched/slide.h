@@ -18,9 +18,9 @@ namespace kriek {
 ///   (8) an output in VRF is cut into whole vector registers.
 /// One loop axis; the image's rows (or columns) follow it with halo F-1 and live in the window
 /// SlideWindow{0, level, layout}; the output follows it; the filters are whole.
-ApplyResult apply_slide(const Slide& action, const Spec& spec, const Target& target);
+ExpandResult expand_slide(const Slide& action, const Spec& spec, const Target& target);
 
-/// The failed precondition of apply_slide, or nullopt when it applies (builds no node).
+/// The failed precondition of expand_slide, or nullopt when it applies (builds no node).
 std::optional<NotApplicable> slide_fails(const Slide& action, const Spec& spec, const Target& target);
 
 }  // namespace kriek

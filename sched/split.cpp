@@ -50,10 +50,10 @@ std::optional<NotApplicable> split_fails(const Split& action, const Spec& spec, 
   return std::nullopt;
 }
 
-ApplyResult apply_split(const Split& action, const Spec& spec, const Target& target) {
+ExpandResult expand_split(const Split& action, const Spec& spec, const Target&) {
   auto loop = split_loop(action, spec);
   if (auto* na = std::get_if<NotApplicable>(&loop)) return *na;
-  return make_with_holes(spec, std::get<Loop>(std::move(loop)), target);
+  return expansion(spec, std::get<Loop>(std::move(loop)));
 }
 
 }  // namespace kriek

@@ -12,9 +12,9 @@ namespace kriek {
 ///   (3) 1 <= k < the reduction extent;
 ///   (4) every operand in VRF is cut into whole vector registers (tiles and boundary tiles).
 /// One loop axis over the reduction extent, loop kind split; the output is whole in every body.
-ApplyResult apply_split(const Split& action, const Spec& spec, const Target& target);
+ExpandResult expand_split(const Split& action, const Spec& spec, const Target& target);
 
-/// The failed precondition of apply_split, or nullopt when it applies (builds no node).
+/// The failed precondition of expand_split, or nullopt when it applies (builds no node).
 std::optional<NotApplicable> split_fails(const Split& action, const Spec& spec, const Target& target);
 
 }  // namespace kriek

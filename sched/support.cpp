@@ -1,9 +1,26 @@
 // The shared helpers of the Sched operators (see support.h).
 #include "sched/support.h"
 
+#include "spec/error.h"
 #include "spec/overloaded.h"
 
 namespace kriek::sched_detail {
+
+Expansion expansion(const Spec& spec, NodeKind kind) {
+  Expansion e;
+  std::visit(overloaded{[&](Loop& loop) {
+                          loop.body_masks = loop_body_masks(loop.axes);
+                          e.children.reserve(loop.body_masks.size());
+                          for (auto mask : loop.body_masks) e.children.push_back(loop_body_spec(spec, loop, mask));
+                        },
+                        [&](MoveOp& move) { e.children = move_child_specs(spec, move); },
+                        [&](Pipeline& p) { e.children = pipeline_child_specs(spec, p); },
+                        [&](KernelCall&) {},
+                        [&](auto&) { KRIEK_ASSERT(false, "expansion() of a Block or Hole: their children are not implied"); }},
+             kind);
+  e.kind = std::move(kind);
+  return e;
+}
 
 bool layout_valid(const Layout& layout, std::size_t rank) {
   if (layout.kind != Layout::Kind::blocked) return true;

@@ -22,6 +22,10 @@ NotApplicable not_applicable(const char* op, int precondition, const Args&... ar
 
 using Why = std::optional<NotApplicable>;
 
+/// The Expansion of a Loop, MoveOp, Pipeline or KernelCall node of `spec`: the kind (a Loop gets its
+/// body_masks) and the children's Specs the node kind implies (loop_body_spec, move_child_specs, ...).
+Expansion expansion(const Spec& spec, NodeKind kind);
+
 
 /// True when `layout` describes a tensor of rank `rank`: a blocked layout's dimension exists and its block is
 /// at least 1.

@@ -194,12 +194,12 @@ std::optional<NotApplicable> tile_out_fails(const TileOut& action, const Spec& s
   return vector_move_fails(spec, loop);
 }
 
-ApplyResult apply_tile_out(const TileOut& action, const Spec& spec, const Target& target) {
+ExpandResult expand_tile_out(const TileOut& action, const Spec& spec, const Target&) {
   if (Why w = shape_fails(action, spec)) return *w;
   Loop loop = tile_loop(action, spec);
   if (Why w = vrf_fails(spec, loop)) return *w;
   if (Why w = vector_move_fails(spec, loop)) return *w;
-  return make_with_holes(spec, std::move(loop), target);
+  return expansion(spec, std::move(loop));
 }
 
 }  // namespace kriek

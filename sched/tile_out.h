@@ -16,9 +16,9 @@ namespace kriek {
 ///       need it; without this the tiles would be dead ends).
 /// The loop has one axis per tiled output dimension, in dimension order; loop kind tile; serial bodies when
 /// parallel.
-ApplyResult apply_tile_out(const TileOut& action, const Spec& spec, const Target& target);
+ExpandResult expand_tile_out(const TileOut& action, const Spec& spec, const Target& target);
 
-/// The failed precondition of apply_tile_out, or nullopt when it applies (cheap: builds no node).
+/// The failed precondition of expand_tile_out, or nullopt when it applies (cheap: builds no node).
 std::optional<NotApplicable> tile_out_fails(const TileOut& action, const Spec& spec, const Target& target);
 
 }  // namespace kriek

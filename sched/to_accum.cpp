@@ -48,7 +48,7 @@ std::optional<NotApplicable> to_accum_fails(const ToAccum&, const Spec& spec, co
   return std::nullopt;
 }
 
-ApplyResult apply_to_accum(const ToAccum& action, const Spec& spec, const Target& target) {
+ExpandResult expand_to_accum(const ToAccum& action, const Spec& spec, const Target& target) {
   if (auto why = to_accum_fails(action, spec, target)) return *why;
   const auto out = static_cast<std::uint8_t>(spec.operands.size() - 1);
   Spec zero{Zero{}, {spec.output()}, spec.serial_only};
@@ -58,7 +58,7 @@ ApplyResult apply_to_accum(const ToAccum& action, const Spec& spec, const Target
   block.operands.push_back({out});
   block.operands.emplace_back();
   for (std::uint8_t i = 0; i <= out; ++i) block.operands.back().push_back(i);
-  return make_block(spec, std::move(block), {make_hole(std::move(zero)), make_hole(std::move(acc))});
+  return Expansion{std::move(block), {std::move(zero), std::move(acc)}};
 }
 
 }  // namespace kriek

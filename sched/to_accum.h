@@ -11,9 +11,9 @@ namespace kriek {
 ///   (1) the op is a Matmul, Conv or ReduceSum, or a Compose whose last stage is one;
 ///   (2) it does not accumulate already.
 /// Block statements: Zero over the output (operand list {output}), then the accumulating Spec (all operands).
-ApplyResult apply_to_accum(const ToAccum& action, const Spec& spec, const Target& target);
+ExpandResult expand_to_accum(const ToAccum& action, const Spec& spec, const Target& target);
 
-/// The failed precondition of apply_to_accum, or nullopt when it applies.
+/// The failed precondition of expand_to_accum, or nullopt when it applies.
 std::optional<NotApplicable> to_accum_fails(const ToAccum& action, const Spec& spec, const Target& target);
 
 /// The Spec's op with accumulate set (assuming precondition (1) holds).

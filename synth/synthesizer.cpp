@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <span>
 #include <thread>
 
 #include <oneapi/tbb/collaborative_call_once.h>
@@ -12,6 +13,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include "sched/canonical.h"
 #include "spec/error.h"
 
 namespace kriek {
@@ -28,16 +30,52 @@ struct Synthesizer::Memo {
 
 namespace {
 
-/// A partial combination of child entries while folding an action's children.
+/// A partial combination of child entries while folding an action's children: after child i, entry `entry` of
+/// child i's frontier extends partial `prev` of the combinations of children 0..i-1.
 struct Partial {
   Cost cost = 0;
   MemoryUse peak;
-  std::vector<std::uint32_t> choice;
+  std::uint32_t prev = 0;
+  std::uint32_t entry = 0;
 };
 
 /// Keeps the non-dominated partials, in (cost, peak, generation order) order.
 void prune(std::vector<Partial>& ps) {
   pareto_keep(ps, [](const Partial& a, const Partial& b) { return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak; });
+}
+
+/// Folds the children's frontiers of one action into its candidate entries (cost = base + sum of weight x child
+/// cost, peak = own + the children's elementwise maximum), keeping those within `capacity` that no other beats.
+void fold(const Action& action, std::uint32_t rank, const NodeCost& nc, std::span<const Frontier* const> child,
+          const MemoryUse& capacity, std::vector<FrontierEntry>& out) {
+  // steps[i]: the kept partial combinations of children 0..i-1 (steps[0]: the empty combination).
+  std::vector<std::vector<Partial>> steps(child.size() + 1);
+  steps[0].push_back(Partial{});
+  for (std::size_t i = 0; i < child.size(); ++i) {
+    const std::vector<Partial>& partial = steps[i];
+    std::vector<Partial>& next = steps[i + 1];
+    next.reserve(partial.size() * child[i]->entries.size());
+    for (std::size_t p = 0; p < partial.size(); ++p) {
+      for (std::size_t j = 0; j < child[i]->entries.size(); ++j) {
+        const FrontierEntry& e = child[i]->entries[j];
+        Partial q{partial[p].cost + nc.weights[i] * e.cost, partial[p].peak.max(e.peak), static_cast<std::uint32_t>(p),
+                  static_cast<std::uint32_t>(j)};
+        if (!nc.own.plus(q.peak).fits(capacity)) continue;
+        next.push_back(q);
+      }
+    }
+    prune(next);
+    if (next.empty()) return;
+  }
+  for (const Partial& p : steps.back()) {
+    std::vector<std::uint32_t> choice(child.size());
+    const Partial* at = &p;
+    for (std::size_t i = child.size(); i-- > 0;) {
+      choice[i] = at->entry;
+      at = &steps[i][at->prev];
+    }
+    out.push_back(FrontierEntry{nc.base + p.cost, nc.own.plus(p.peak), action, std::move(choice), rank});
+  }
 }
 
 }  // namespace
@@ -57,6 +95,7 @@ Synthesizer::~Synthesizer() = default;
 int Synthesizer::threads() const { return memo_->arena->max_concurrency(); }
 
 Synthesizer::Slot& Synthesizer::slot(const Spec& spec) {
+  KRIEK_ASSERT(!options_.canonical || is_canonical(spec), "memo keys are canonical Specs");
   auto it = memo_->map.find(spec);
   if (it != memo_->map.end()) return *it->second;
   return *memo_->map.emplace(spec, std::make_unique<Slot>()).first->second;
@@ -68,7 +107,10 @@ const Frontier& Synthesizer::solve(const Spec& spec) {
   return *result;
 }
 
-const Frontier& Synthesizer::solve_in_arena(const Spec& spec) {
+const Frontier& Synthesizer::solve_in_arena(const Spec& asked) {
+  std::optional<Spec> canonical;
+  if (options_.canonical && !is_canonical(asked)) canonical = canonical_spec(asked);
+  const Spec& spec = canonical ? *canonical : asked;
   Slot& s = slot(spec);
   tbb::collaborative_call_once(s.once, [&] {
     if (table_) {
@@ -89,59 +131,42 @@ const Frontier& Synthesizer::solve_in_arena(const Spec& spec) {
 
 void Synthesizer::compute(const Spec& spec, Frontier& out) {
   const std::vector<Action> actions = enumerate_actions(spec, target_);
+  // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
+  stats_.actions_tried.fetch_add(actions.size(), std::memory_order_relaxed);
   std::vector<std::vector<FrontierEntry>> per_action(actions.size());
   tbb::parallel_for(std::size_t{0}, actions.size(), [&](std::size_t a) {
-    stats_.actions_tried.fetch_add(1, std::memory_order_relaxed);
-    ApplyResult applied = apply(actions[a], spec, target_);
-    const auto* node_ptr = std::get_if<ImplPtr>(&applied);
-    KRIEK_ASSERT(node_ptr, "enumerated action ", action_text(actions[a]), " does not apply: ",
-                 std::get<NotApplicable>(applied).reason);
-    const ImplNode& node = **node_ptr;
-    const NodeCost nc = node_cost(node, target_, model_);
+    ExpandResult expanded = expand(actions[a], spec, target_);
+    const auto* ex = std::get_if<Expansion>(&expanded);
+    KRIEK_ASSERT(ex, "enumerated action ", action_text(actions[a]), " does not apply: ",
+                 std::get<NotApplicable>(expanded).reason);
+    const NodeCost nc = node_cost(spec, ex->kind, ex->children, target_, model_);
     if (!nc.own.fits(capacity_)) return;
 
-    std::vector<const Frontier*> child(node.children.size());
-    tbb::parallel_for(std::size_t{0}, child.size(),
-                      [&](std::size_t i) { child[i] = &solve_in_arena(node.children[i]->spec); });
-
-    std::vector<Partial> partial{Partial{}};
-    for (std::size_t i = 0; i < child.size(); ++i) {
-      std::vector<Partial> next;
-      next.reserve(partial.size() * child[i]->entries.size());
-      for (const Partial& p : partial) {
-        for (std::size_t j = 0; j < child[i]->entries.size(); ++j) {
-          const FrontierEntry& e = child[i]->entries[j];
-          Partial q{p.cost + nc.weights[i] * e.cost, p.peak.max(e.peak), p.choice};
-          if (!nc.own.plus(q.peak).fits(capacity_)) continue;
-          q.choice.push_back(static_cast<std::uint32_t>(j));
-          next.push_back(std::move(q));
-        }
-      }
-      prune(next);
-      partial = std::move(next);
-      if (partial.empty()) return;
+    std::vector<const Frontier*> child(ex->children.size());
+    if (child.size() == 1) {
+      child[0] = &solve_in_arena(ex->children[0]);
+    } else {
+      tbb::parallel_for(std::size_t{0}, child.size(),
+                        [&](std::size_t i) { child[i] = &solve_in_arena(ex->children[i]); });
     }
-    auto& entries = per_action[a];
-    for (Partial& p : partial) {
-      entries.push_back(FrontierEntry{nc.base + p.cost, nc.own.plus(p.peak), actions[a], std::move(p.choice),
-                                      static_cast<std::uint32_t>(a)});
-    }
+    fold(actions[a], static_cast<std::uint32_t>(a), nc, child, capacity_, per_action[a]);
   });
   std::vector<FrontierEntry> all;
   for (auto& v : per_action) {
     for (auto& e : v) all.push_back(std::move(e));
   }
   pareto_filter(all);
+  all.shrink_to_fit();  // kept for the whole search: the capacity of every candidate would be wasted
   out.entries = std::move(all);
 }
 
 const Frontier* Synthesizer::find(const Spec& spec) const {
-  auto it = memo_->map.find(spec);
+  auto it = !options_.canonical || is_canonical(spec) ? memo_->map.find(spec) : memo_->map.find(canonical_spec(spec));
   return it == memo_->map.end() ? nullptr : &it->second->frontier;
 }
 
 void Synthesizer::preload(const Spec& spec, Frontier frontier) {
-  Slot& s = slot(spec);
+  Slot& s = slot(options_.canonical ? canonical_spec(spec) : spec);
   tbb::collaborative_call_once(s.once, [&] {
     s.frontier = std::move(frontier);
     stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);

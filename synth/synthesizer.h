@@ -21,6 +21,9 @@ namespace kriek {
 struct SynthOptions {
   /// Worker threads (0: all cores).
   int threads = 0;
+  /// Key the memo on canonical Specs (sched/canonical.h). Off only to test the canonicalization rules: then a
+  /// search solves every Spec as asked, and `find` and the table see Specs as given.
+  bool canonical = true;
 };
 
 /// Counters of a search, readable while it runs (for a progress line).

@@ -42,12 +42,17 @@ std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
 
 }  // namespace
 
-TEST_CASE("the tile grid: 2^i and 3*2^i below the extent, then the extent", "[sched][enumerate]") {
-  CHECK(tile_sizes(64, true) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64});
+TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, larger 3*2^i that divide the extent, then the extent",
+          "[sched][enumerate]") {
+  CHECK(tile_sizes(64, true) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 16, 32, 64});
+  CHECK(tile_sizes(64, true, false) == std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64});
+  CHECK(tile_sizes(96, false, false) == tile_sizes(96, false, true));
+  CHECK(tile_sizes(96, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64});
   CHECK(tile_sizes(7, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6});
   CHECK(tile_sizes(1, true) == std::vector<std::int64_t>{1});
   CHECK(tile_sizes(1, false).empty());
-  CHECK(tile_sizes(1000, false).back() == 768);
+  CHECK(tile_sizes(1000, false).back() == 512);
+  CHECK(tile_sizes(2048, true).size() == 14);  // 1, 2, 3, 4, 6, 8, 16, ..., 1024, 2048
 }
 
 TEST_CASE("enumerate: 6x64 register tiles and boundary-leaving sizes are reachable", "[sched][enumerate]") {
@@ -56,8 +61,11 @@ TEST_CASE("enumerate: 6x64 register tiles and boundary-leaving sizes are reachab
   CHECK(contains(actions, Action{TileOut{{6, 64}, false}}));
   CHECK_FALSE(contains(actions, Action{TileOut{{6, 64}, true}}));  // 0.5 MFLOP: too little to go parallel
   CHECK(contains(enumerate_actions(matmul({256, 256}, {256, 256}, true), avx512()), Action{TileOut{{6, 64}, true}}));
-  CHECK(contains(actions, Action{TileOut{{48, 12}, false}}));  // neither divides 64
-  CHECK(contains(actions, Action{Split{24}}));
+  CHECK(contains(actions, Action{TileOut{{3, 16}, false}}));  // 3 does not divide 64
+  CHECK_FALSE(contains(actions, Action{TileOut{{16, 6}, false}}));  // the innermost dimension: vector widths
+  CHECK_FALSE(contains(actions, Action{TileOut{{48, 12}, false}}));  // 3*2^i above 6 that leave a boundary
+  CHECK_FALSE(contains(actions, Action{Split{6}}));  // a reduction has no register rows
+  CHECK_FALSE(contains(actions, Action{Split{24}}));
   CHECK_FALSE(contains(actions, Action{TileOut{{64, 64}, false}}));
   CHECK_FALSE(contains(actions, Action{Split{64}}));
   CHECK(contains(actions, Action{MoveTo{1, Level::L1, Layout::blocked(1, 16), 0}}));

@@ -1,0 +1,26 @@
+// Canonical Specs: the search treats Specs that differ only in flags that cannot change what it finds for them
+// as one Spec. The DP's memo and the DP table key on canonical_spec(); an Impl is still rebuilt on the Spec
+// asked for (every stored action applies to it, with the same cost, and its children canonicalize to the
+// stored children). Each rule holds for the actions enumerate_actions offers and the cost model in impl/cost.h:
+//   1. serial_only is dropped below kParallelMinFlops: enumerate_actions offers parallel loops only from that
+//      much work up, and no subproblem does more work than its parent (tiles, splits and slides less, moves,
+//      to_accum and blocks the same, pipeline stages part of it), so the flag forbids nothing below it.
+//   2. aligned is set for operands in L1 that are not blocked. (A blocked operand's alignment tells whether its
+//      tiles start at panel boundaries, which decides whether a row of a panel is contiguous and can move to
+//      VRF: impl/tiling.cpp's within_one_block, sched/support's register_rows_dense.) Alignment costs only lines brought from a level into a faster cache
+//      (an aliasing move's source: no cache is faster than L1) and vec_load / vec_store beyond L1, and decides
+//      only whether a packing copy within the operand's own level applies, which enumerate_actions never
+//      offers. Tiles of an L1 operand stay in L1; moves out of it go into registers, which are always aligned.
+// Preconditions: none (any Spec; an invalid one comes back with only these flags changed).
+#pragma once
+
+#include "spec/spec.h"
+
+namespace kriek {
+
+/// The Spec with serial_only and alignment normalized where they cannot matter (rules above).
+Spec canonical_spec(const Spec& spec);
+/// True when canonical_spec(spec) == spec (without building it).
+bool is_canonical(const Spec& spec);
+
+}  // namespace kriek

@@ -1,0 +1,42 @@
+// MemoryUse: the packed coarse classes the frontiers compare agree with the power-of-two classes they pack.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "impl/memory.h"
+
+using namespace kriek;
+
+namespace {
+
+MemoryUse random_use(std::mt19937_64& rng) {
+  MemoryUse m;
+  for (auto& b : m.bytes) {
+    const int shift = static_cast<int>(rng() % 42);
+    b = rng() % 4 == 0 ? 0 : static_cast<std::int64_t>(rng() % ((1ull << shift) + 1));
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("coarse_key orders memory exactly like coarse()", "[impl][memory]") {
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 20000; ++i) {
+    MemoryUse a = random_use(rng), b = random_use(rng);
+    if (i % 3 == 0) b = a;
+    if (i % 3 == 1) b[Level::L1] = a[Level::L1] + static_cast<std::int64_t>(rng() % 3);
+    INFO(a << " vs " << b);
+    CHECK(coarse_at_most(a.coarse_key(), b.coarse_key()) == a.coarse().at_most(b.coarse()));
+    CHECK((a.coarse_key() == b.coarse_key()) == (a.coarse() == b.coarse()));
+  }
+  MemoryUse one;
+  one[Level::L1] = 1;
+  MemoryUse two;
+  two[Level::L1] = 2;
+  MemoryUse three;
+  three[Level::L1] = 3;
+  CHECK(coarse_at_most(one.coarse_key(), two.coarse_key()));
+  CHECK_FALSE(coarse_at_most(three.coarse_key(), two.coarse_key()));
+  CHECK(coarse_at_most(MemoryUse{}.coarse_key(), one.coarse_key()));
+}
