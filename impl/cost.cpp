@@ -43,9 +43,11 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     case KernelKind::scalar_zero:
       return m.scalar_op / 2;
     case KernelKind::vec_load: {
+      // From L1 only a load-port slot, which the kernels that read the register (bcast_fma) account for; from a
+      // slower level the lines it brings in.
       const TensorSpec& src = spec.input(0);
       const Cost lines = src.aligned ? 1 : 2;
-      return m.vector_load + (src.level == Level::L1 ? 0 : lines * m.line_from[static_cast<std::size_t>(src.level)]);
+      return src.level == Level::L1 ? 0 : m.vector_load + lines * m.line_from[static_cast<std::size_t>(src.level)];
     }
     case KernelKind::vec_store: {
       const Cost lines = out.aligned ? 1 : 2;
@@ -56,12 +58,16 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     case KernelKind::vec_binary:
       return m.vector_op;
     case KernelKind::bcast_fma: {
+      // One k-step of a register tile: m broadcasts of the lhs and the n/vs register loads of the rhs row share
+      // the load ports, the m*n/vs FMAs the FMA ports, and the two overlap, so the kernel costs the larger of the
+      // two (and at least one FMA latency). The rhs loads are counted here even when the row was loaded once for
+      // several calls, so a register load from L1 (vec_load) costs nothing of its own.
       const std::int64_t vs = std::max<std::int64_t>(1, target.vector_elements(out.dtype));
       const Cost fmas = static_cast<Cost>(out.elements() / vs);
-      // Broadcasts of A use the load ports beside the FMAs; they cost only when A is beyond L1.
       const Cost rows = static_cast<Cost>(spec.input(0).elements());
+      const Cost rhs_loads = static_cast<Cost>(spec.input(1).elements() / vs);
       const Cost a_reads = spec.input(0).level == Level::L1 ? 0 : rows * access(m, spec.input(0));
-      return std::max(fmas * m.vector_fma, m.fma_latency) + a_reads;
+      return std::max({fmas * m.vector_fma, (rows + rhs_loads) * m.vector_load, m.fma_latency}) + a_reads;
     }
   }
   KRIEK_ASSERT(false, "unknown kernel");
@@ -85,7 +91,24 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   for (const LoopAxis& a : loop.axes) trips *= static_cast<Cost>(a.trips());
   const Cost ways = loop.parallel ? std::min<Cost>(m.cores, trips) : 1;
   for (std::uint32_t mask : loop.body_masks) nc.weights.push_back((mask_count(loop, mask) + ways - 1) / ways);
-  nc.base = (trips + ways - 1) / ways * m.loop_iteration + (loop.parallel ? m.parallel_launch : 0);
+  // Axes that step through a register-held operand are unrolled by the code generator (registers are named by
+  // constants) and cost no iterations; the others pay loop_iteration per iteration of their nest.
+  std::vector<bool> unrolled(loop.axes.size(), false);
+  for (std::size_t i = 0; i < loop.operands.size() && i < spec.operands.size(); ++i) {
+    if (!is_register_level(spec.operands[i].level)) continue;
+    for (const DimMap& d : loop.operands[i]) {
+      if (d.axis >= 0) unrolled[static_cast<std::size_t>(d.axis)] = true;
+    }
+  }
+  Cost iterations = 1;
+  bool any_rolled = false;
+  for (std::size_t a = 0; a < loop.axes.size(); ++a) {
+    if (unrolled[a]) continue;
+    iterations *= static_cast<Cost>(loop.axes[a].trips());
+    any_rolled = true;
+  }
+  nc.base = (any_rolled ? (iterations + ways - 1) / ways * m.loop_iteration : 0) +
+            (loop.parallel ? m.parallel_launch : 0);
   if (loop.window) {
     // The window buffer: loaded whole once, then only its new part each step; the overlap shifts in place.
     KRIEK_ASSERT(!children.empty(), "a slide loop has a body");
@@ -143,12 +166,7 @@ std::uint64_t CostModel::fingerprint() const {
 std::int64_t lines_touched(const TensorSpec& t) {
   const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   if (t.contiguous) return (t.bytes() + kLine - 1) / kLine + (t.aligned ? 0 : 1);
-  const std::size_t inner = t.layout.innermost_dim(t.rank());
-  const std::int64_t row = t.layout.kind == Layout::Kind::blocked
-                               ? std::min<std::int64_t>(t.shape[inner], t.layout.block)
-                               : t.shape[inner];
-  const std::int64_t rows = (t.elements() + row - 1) / row;
-  return rows * ((row * bytes + kLine - 1) / kLine + (t.aligned ? 0 : 1));
+  return t.runs() * ((t.run_elements() * bytes + kLine - 1) / kLine + (t.aligned ? 0 : 1));
 }
 
 NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,

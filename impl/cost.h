@@ -19,12 +19,13 @@ using Cost = std::uint64_t;
 /// Per-target constants, in Cost units (1/16 cycle) unless said otherwise.
 struct CostModel {
   /// Bumped whenever a formula changes: tables built with another version are stale.
-  std::uint32_t version = 1;
+  std::uint32_t version = 2;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
   Cost strided_percent = 25;
-  /// Fixed cost of one loop iteration (index update, branch).
+  /// Fixed cost of one loop iteration (index update, branch); loops over register-held operands are unrolled
+  /// and cost none.
   Cost loop_iteration = 16;
   /// Starting a parallel loop (fork and join of the thread team).
   Cost parallel_launch = 48000;
@@ -36,7 +37,9 @@ struct CostModel {
   Cost vector_fma = 8;
   /// The shortest time one step of dependent FMAs takes (4-cycle latency).
   Cost fma_latency = 64;
-  /// One vector load from L1 (2 per cycle) and one vector store to L1 (1 per cycle).
+  /// One vector load from L1 (2 per cycle) and one vector store to L1 (1 per cycle). bcast_fma charges its
+  /// broadcasts and the rhs row's loads on the load ports against its FMAs (the larger wins); vec_load from L1
+  /// is therefore free on its own, and from slower levels costs vector_load plus the lines it brings.
   Cost vector_load = 8;
   Cost vector_store = 16;
   /// One vector ALU op (zero, add, max, ...), and one scalar op.

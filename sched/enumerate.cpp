@@ -109,6 +109,9 @@ void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
         continue;
       }
       for (const Layout& layout : distinct) {
+        // An alias keeps the operand's rows where they are; the Spec does not know their stride, and rows of a
+        // power-of-two stride all fall into the same sets, so a cache keeps at most `ways` of them.
+        if (info.ways > 0 && !t.contiguous && t.runs() > info.ways && layout.same_placement(t.layout, t.shape)) continue;
         MoveTo m{op, l, layout, 0};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);
       }

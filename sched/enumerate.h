@@ -21,7 +21,9 @@
 //   3. slide of each spatial output dimension of a Conv over the grid below its extent, with the window at GL,
 //      L2, L1 (those the target has and not slower than the image), row-major;
 //   4. move_to of each operand (inputs, then the output) to each level faster than its own that holds it,
-//      slowest first: L2 (only operands larger than half of L1), L1 in the operand's own layout (an alias),
+//      slowest first: L2 (only operands larger than half of L1), L1 in the operand's own layout (an alias; not
+//      for a strided operand of more rows than the cache has ways, since with a power-of-two stride, which
+//      the Spec cannot rule out, all its rows fall into the same sets and evict each other: it is packed),
 //      and for inputs also row-major and, for rank >= 2, blocked by the vector width on the innermost
 //      dimension (a layout that places elements like an earlier one is skipped; outputs are never packed);
 //      VRF row-major with the target's vector size; RF row-major for single elements. Column-major and other

@@ -49,6 +49,7 @@ std::uint64_t Target::fingerprint() const {
     mix(static_cast<std::uint64_t>(l.capacity));
     mix(static_cast<std::uint64_t>(l.line_bytes));
     mix(l.addressed);
+    mix(static_cast<std::uint64_t>(l.ways));
   }
   mix(static_cast<std::uint64_t>(vector_bytes));
   mix(static_cast<std::uint64_t>(vector_registers));
@@ -56,15 +57,16 @@ std::uint64_t Target::fingerprint() const {
   return h;
 }
 
-Target make_target(Isa isa, std::int64_t l1_bytes, std::int64_t l2_bytes) {
+Target make_target(Isa isa, std::int64_t l1_bytes, std::int64_t l2_bytes, std::int32_t l1_ways,
+                   std::int32_t l2_ways) {
   Target t;
   t.name = std::string(isa_name(isa));
   t.isa = isa;
   t.vector_bytes = isa == Isa::avx512 ? 64 : isa == Isa::avx2 ? 32 : 0;
   t.vector_registers = isa == Isa::avx512 ? 32 : isa == Isa::avx2 ? 16 : 0;
   t.levels.push_back({Level::GL, 0, 64, true});
-  t.levels.push_back({Level::L2, l2_bytes, 64, false});
-  t.levels.push_back({Level::L1, l1_bytes, 64, false});
+  t.levels.push_back({Level::L2, l2_bytes, 64, false, l2_ways});
+  t.levels.push_back({Level::L1, l1_bytes, 64, false, l1_ways});
   if (isa != Isa::scalar) t.levels.push_back({Level::VRF, t.vector_registers * t.vector_bytes, t.vector_bytes, true});
   t.levels.push_back({Level::RF, 64, 4, true});
   return t;
@@ -80,19 +82,25 @@ Target named_target(std::string_view name) {
 
 namespace {
 
-/// Sizes of the level-1 data and level-2 caches from a deterministic cache-parameters leaf (4 on Intel,
-/// 0x8000001D on AMD): ways x partitions x line size x sets per subleaf.
-void read_caches(unsigned leaf, std::int64_t& l1, std::int64_t& l2, std::int64_t& l3) {
+struct CacheSizes {
+  std::int64_t l1 = 0, l2 = 0, l3 = 0;
+  std::int32_t l1_ways = 0, l2_ways = 0;
+};
+
+/// Sizes and associativities of the level-1 data and level-2 caches from a deterministic cache-parameters leaf
+/// (4 on Intel, 0x8000001D on AMD): ways x partitions x line size x sets per subleaf.
+void read_caches(unsigned leaf, CacheSizes& out) {
   for (unsigned sub = 0; sub < 16; ++sub) {
     unsigned a = 0, b = 0, c = 0, d = 0;
     if (!__get_cpuid_count(leaf, sub, &a, &b, &c, &d)) return;
     const unsigned type = a & 0x1f;
     if (type == 0) return;
     const unsigned level = (a >> 5) & 0x7;
-    const std::int64_t size = std::int64_t((b >> 22) + 1) * ((b >> 12 & 0x3ff) + 1) * ((b & 0xfff) + 1) * (c + 1);
-    if (level == 1 && (type == 1 || type == 3)) l1 = size;
-    if (level == 2 && (type == 2 || type == 3)) l2 = size;
-    if (level == 3) l3 = size;
+    const std::int32_t ways = static_cast<std::int32_t>((b >> 22) + 1);
+    const std::int64_t size = std::int64_t(ways) * ((b >> 12 & 0x3ff) + 1) * ((b & 0xfff) + 1) * (c + 1);
+    if (level == 1 && (type == 1 || type == 3)) out.l1 = size, out.l1_ways = ways;
+    if (level == 2 && (type == 2 || type == 3)) out.l2 = size, out.l2_ways = ways;
+    if (level == 3) out.l3 = size;
   }
 }
 
@@ -114,17 +122,19 @@ Target detect_host() {
     if (avx512f && fma && zmm) isa = Isa::avx512;
     else if (avx2 && fma && ymm) isa = Isa::avx2;
   }
-  std::int64_t l1 = 0, l2 = 0, l3 = 0;
+  CacheSizes caches;
   unsigned max = __get_cpuid_max(0, nullptr);
-  if (max >= 4) read_caches(4, l1, l2, l3);
-  if ((l1 == 0 || l2 == 0) && __get_cpuid_max(0x80000000, nullptr) >= 0x8000001D) read_caches(0x8000001D, l1, l2, l3);
+  if (max >= 4) read_caches(4, caches);
+  if ((caches.l1 == 0 || caches.l2 == 0) && __get_cpuid_max(0x80000000, nullptr) >= 0x8000001D) read_caches(0x8000001D, caches);
   // Implausible or missing answers fall back to common sizes.
-  if (l1 < 8 * 1024 || l1 > 1024 * 1024) l1 = 32 * 1024;
-  if (l2 < 64 * 1024 || l2 > 64 * 1024 * 1024) l2 = 1024 * 1024;
-  if (l3 > 256ll * 1024 * 1024) l3 = 0;  // this VM reports hundreds of MiB
-  Target t = make_target(isa, l1, l2);
+  if (caches.l1 < 8 * 1024 || caches.l1 > 1024 * 1024) caches.l1 = 32 * 1024, caches.l1_ways = 8;
+  if (caches.l2 < 64 * 1024 || caches.l2 > 64 * 1024 * 1024) caches.l2 = 1024 * 1024, caches.l2_ways = 16;
+  if (caches.l1_ways < 2 || caches.l1_ways > 64) caches.l1_ways = 8;
+  if (caches.l2_ways < 2 || caches.l2_ways > 64) caches.l2_ways = 16;
+  if (caches.l3 > 256ll * 1024 * 1024) caches.l3 = 0;  // this VM reports hundreds of MiB
+  Target t = make_target(isa, caches.l1, caches.l2, caches.l1_ways, caches.l2_ways);
   t.name = "host";
-  t.l3_bytes = l3;
+  t.l3_bytes = caches.l3;
   return t;
 }
 
@@ -155,7 +165,9 @@ std::ostream& operator<<(std::ostream& out, const Target& t) {
     out << "  " << std::left << std::setw(4) << level_name(l.level) << std::right << std::setw(10) << human(l.capacity);
     if (l.capacity) out << " (" << l.capacity << " bytes)";
     out << ", " << (is_register_level(l.level) ? "register " : "line ") << l.line_bytes << " bytes, "
-        << (l.addressed ? "addressed" : "cache: data keeps its address") << "\n";
+        << (l.addressed ? "addressed" : "cache: data keeps its address");
+    if (l.ways) out << ", " << l.ways << "-way";
+    out << "\n";
   }
   if (t.l3_bytes) out << "L3 " << human(t.l3_bytes) << " (informational)\n";
   out << "fingerprint " << std::hex << t.fingerprint() << std::dec << "\n";

@@ -26,6 +26,9 @@ struct LevelInfo {
   /// Data there has an address of its own (main memory, registers); false for caches, where data keeps the
   /// address it has in the level below unless a move re-lays it out.
   bool addressed = true;
+  /// Associativity of a cache level (lines of one set); 0 for levels that are not set-associative caches.
+  /// Rows of a strided tile may all fall into the same sets, so a cache keeps at most this many of them.
+  std::int32_t ways = 0;
 };
 
 struct Target {
@@ -62,8 +65,9 @@ struct Target {
 const Target& host_target();
 /// A target by name: "host", "avx512", "avx2" or "scalar". Throws UserError for other names.
 Target named_target(std::string_view name);
-/// A typical target of the ISA with the given cache sizes.
-Target make_target(Isa isa, std::int64_t l1_bytes, std::int64_t l2_bytes);
+/// A typical target of the ISA with the given cache sizes and associativities.
+Target make_target(Isa isa, std::int64_t l1_bytes, std::int64_t l2_bytes, std::int32_t l1_ways = 12,
+                   std::int32_t l2_ways = 16);
 
 /// Prints the levels, capacities, vector widths and ISA, one fact per line.
 std::ostream& operator<<(std::ostream& out, const Target& t);

@@ -2,6 +2,7 @@
 // layout, its vector size when in vector registers, and whether it is aligned and contiguous.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -32,6 +33,18 @@ struct TensorSpec {
   std::int64_t elements() const { return volume(shape); }
   /// Bytes the tensor's own buffer would take, padding of blocked layouts included.
   std::int64_t bytes() const { return layout.buffer_elements(shape) * static_cast<std::int64_t>(dtype_bytes(dtype)); }
+  /// Elements of one gap-free run: all of them when contiguous, else a row along the innermost dimension (cut at
+  /// the block of a blocked layout).
+  std::int64_t run_elements() const {
+    if (contiguous || shape.empty()) return elements();
+    const std::int64_t row = shape[layout.innermost_dim(rank())];
+    return layout.kind == Layout::Kind::blocked ? std::min<std::int64_t>(row, layout.block) : row;
+  }
+  /// The gap-free runs the elements form in memory: 1 when contiguous, else one per row.
+  std::int64_t runs() const {
+    const std::int64_t row = run_elements();
+    return row > 0 ? (elements() + row - 1) / row : 0;
+  }
 
   friend bool operator==(const TensorSpec&, const TensorSpec&) = default;
   friend std::size_t hash_value(const TensorSpec& t) {

@@ -108,6 +108,27 @@ TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][
   CHECK(only<Bufferize>(enumerate_actions(c, avx512())).size() == 4);
 }
 
+TEST_CASE("enumerate: no alias keeps more strided rows than the cache has ways", "[sched][enumerate]") {
+  // The default targets' L1 is 12-way. A strided lhs of 13 rows of 8: no L1 alias but packing copies into L1;
+  // 12 rows alias into L1; contiguous operands alias whatever their rows.
+  Spec s = matmul({13, 8}, {8, 16});
+  s.operands[0].contiguous = false;
+  REQUIRE(s.operands[0].runs() == 13);
+  const auto a = enumerate_actions(s, avx512());
+  CHECK_FALSE(contains(a, Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
+  CHECK(contains(a, Action{MoveTo{0, Level::L1, Layout::blocked(1, 16), 0}}));
+  CHECK(apply(MoveTo{0, Level::L1, Layout::row_major(), 0}, s, avx512()).index() == 0);  // still legal by hand
+  Spec twelve = matmul({12, 8}, {8, 16});
+  twelve.operands[0].contiguous = false;
+  CHECK(contains(enumerate_actions(twelve, avx512()), Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
+  s.operands[0].contiguous = true;
+  CHECK(contains(enumerate_actions(s, avx512()), Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
+  // Rows of a blocked layout are cut at the block: 4 rows of 32 in blk1:16 are 8 runs.
+  TensorSpec b = ts({4, 32}, Level::GL, Layout::blocked(1, 16));
+  b.contiguous = false;
+  CHECK(b.runs() == 8);
+}
+
 TEST_CASE("enumerate: every returned action applies, on random Specs and their subproblems", "[sched][enumerate]") {
   const std::uint64_t seed = test_seed(4242);
   std::cout << "enumerate seed " << seed << " (KRIEK_SEED overrides)\n";

@@ -40,4 +40,19 @@ TEST_CASE("fingerprints are stable and tell targets apart", "[spec][target]") {
   CHECK(named_target("avx512").fingerprint() == named_target("avx512").fingerprint());
   CHECK(named_target("avx512").fingerprint() != named_target("avx2").fingerprint());
   CHECK(make_target(Isa::avx512, 32768, 1 << 20).fingerprint() != make_target(Isa::avx512, 49152, 1 << 20).fingerprint());
+  CHECK(make_target(Isa::avx512, 32768, 1 << 20, 8).fingerprint() != make_target(Isa::avx512, 32768, 1 << 20, 12).fingerprint());
+}
+
+TEST_CASE("caches know their associativity; the host's comes from CPUID", "[spec][target]") {
+  const Target t = make_target(Isa::avx512, 49152, 1 << 20);
+  CHECK(t.level(Level::L1).ways == 12);
+  CHECK(t.level(Level::L2).ways == 16);
+  CHECK(t.level(Level::GL).ways == 0);
+  CHECK(t.level(Level::VRF).ways == 0);
+  const Target& host = host_target();
+  CHECK(host.level(Level::L1).ways >= 2);
+  CHECK(host.level(Level::L2).ways >= 2);
+  std::ostringstream out;
+  out << t;
+  CHECK_THAT(out.str(), Contains("L1      48 KiB (49152 bytes), line 64 bytes, cache: data keeps its address, 12-way"));
 }

@@ -1,0 +1,123 @@
+// The cost model's formulas on hand-built nodes: kernels (the FMA and load ports of bcast_fma, register loads),
+// loops (trips, boundary bodies, unrolled register loops), moves (lines, strided rows), peaks, lines touched.
+#include <catch2/catch.hpp>
+
+#include "builders.h"
+#include "impl/cost.h"
+
+using namespace kriek;
+using namespace kriek::test;
+
+namespace {
+
+const CostModel& model() {
+  static const CostModel m = CostModel::for_target(avx512());
+  return m;
+}
+
+Cost kernel_cost(KernelKind k, const Spec& s) {
+  ImplPtr leaf = kernel(k)(s);
+  return evaluate(leaf, avx512(), model()).cost;
+}
+
+TensorSpec strided(Shape s, Level l = Level::GL) {
+  TensorSpec t = ts(std::move(s), l);
+  t.contiguous = false;
+  return t;
+}
+
+/// An alias move of operand `op` to `level` around a hole.
+ImplPtr alias_move(const Spec& s, std::uint8_t op, Level level) {
+  TensorSpec dest = s.operands[op];
+  dest.level = level;
+  MoveOp m{op, dest, true, false, false};
+  auto specs = move_child_specs(s, m);
+  return make_move(s, std::move(m), {hole(specs[0])});
+}
+
+}  // namespace
+
+TEST_CASE("cost: bcast_fma costs the busier of its FMA and load ports", "[impl][cost]") {
+  const CostModel& m = model();
+  auto step = [&](std::int64_t rows, std::int64_t cols) {
+    TensorSpec a = strided({rows, 1}, Level::L1);
+    return kernel_cost(KernelKind::bcast_fma,
+                       matmul(a, ts({1, cols}, Level::VRF, Layout::row_major(), 16),
+                              ts({rows, cols}, Level::VRF, Layout::row_major(), 16), true));
+  };
+  // 6x64: 24 FMAs against 6 broadcasts + 4 row loads: FMA-bound.
+  CHECK(step(6, 64) == 24 * m.vector_fma);
+  // 16x16: 16 FMAs against 17 loads: load-bound.
+  CHECK(step(16, 16) == 17 * m.vector_load);
+  // 1x16: one FMA waits for the previous step's result.
+  CHECK(step(1, 16) == m.fma_latency);
+  // Per FMA, the wide tile is cheaper than the square one.
+  CHECK(step(6, 64) * 16 < step(16, 16) * 24);
+}
+
+TEST_CASE("cost: register loads from L1 are free, from slower levels they bring lines", "[impl][cost]") {
+  const CostModel& m = model();
+  const TensorSpec reg = ts({1, 16}, Level::VRF, Layout::row_major(), 16);
+  CHECK(kernel_cost(KernelKind::vec_load, move_spec(ts({1, 16}, Level::L1), reg)) == 0);
+  CHECK(kernel_cost(KernelKind::vec_load, move_spec(ts({1, 16}, Level::L2), reg)) ==
+        m.vector_load + m.line_from[static_cast<std::size_t>(Level::L2)]);
+  TensorSpec unaligned = ts({1, 16}, Level::GL);
+  unaligned.aligned = false;
+  CHECK(kernel_cost(KernelKind::vec_load, move_spec(unaligned, reg)) ==
+        m.vector_load + 2 * m.line_from[static_cast<std::size_t>(Level::GL)]);
+}
+
+TEST_CASE("cost: a loop costs its bodies as often as they run, plus its iterations", "[impl][cost]") {
+  const CostModel& m = model();
+  const Spec s = matmul(ts({10, 8}), ts({8, 8}), ts({10, 8}));
+  // 4x8 tiles of 10 rows: the full body runs twice, the boundary body of 2 rows once.
+  const ImplPtr loop = loop_of(s, matmul_tile(s, 4, 8), hole);
+  REQUIRE(loop->children.size() == 2);
+  const NodeCost nc = node_cost(*loop, avx512(), m);
+  CHECK(nc.weights == std::vector<Cost>{2, 1});
+  CHECK(nc.base == 3 * m.loop_iteration);
+  // A parallel loop spreads its iterations over the cores and pays for the launch.
+  const ImplPtr par = loop_of(s, matmul_tile(s, 4, 8, true), hole);
+  const NodeCost pc = node_cost(*par, avx512(), m);
+  CHECK(pc.weights == std::vector<Cost>{1, 1});
+  CHECK(pc.base == 2 * m.loop_iteration + m.parallel_launch);
+}
+
+TEST_CASE("cost: loops over register-held operands are unrolled and cost no iterations", "[impl][cost]") {
+  const CostModel& m = model();
+  const TensorSpec out = ts({4, 32}, Level::VRF, Layout::row_major(), 16);
+  const Spec s = matmul(ts({4, 1}, Level::L1), ts({1, 32}, Level::VRF, Layout::row_major(), 16), out, true);
+  const ImplPtr loop = loop_of(s, matmul_tile(s, 1, 32), kernel(KernelKind::bcast_fma));
+  const Cost body = evaluate(loop->children[0], avx512(), m).cost;
+  CHECK(evaluate(loop, avx512(), m).cost == 4 * body);
+  // The same loop over memory operands pays its four iterations.
+  const Spec mem = matmul(ts({4, 1}, Level::L1), ts({1, 32}, Level::L1), ts({4, 32}, Level::L1), true);
+  const ImplPtr rolled = loop_of(mem, matmul_tile(mem, 1, 32), hole);
+  CHECK(evaluate(rolled, avx512(), m).cost == 4 * m.loop_iteration);
+}
+
+TEST_CASE("cost: an alias move costs the lines it brings, strided rows dearer", "[impl][cost]") {
+  const CostModel& m = model();
+  const Spec s = matmul(ts({8, 16}), ts({16, 16}), ts({8, 16}));
+  const ImplPtr contiguous = alias_move(s, 0, Level::L1);
+  // 8x16 f32 contiguous: 8 lines from GL; the move's own memory is those lines in L1.
+  const ImplCost c = evaluate(contiguous, avx512(), m);
+  CHECK(c.cost == 8 * m.line_from[static_cast<std::size_t>(Level::GL)]);
+  CHECK(c.peak[Level::L1] == 8 * 64);
+  Spec t = s;
+  t.operands[0] = strided({8, 16});
+  const Cost line = m.line_from[static_cast<std::size_t>(Level::GL)];
+  CHECK(evaluate(alias_move(t, 0, Level::L1), avx512(), m).cost == 8 * (line + line * m.strided_percent / 100));
+}
+
+TEST_CASE("cost: lines touched count strided rows and blocks", "[impl][cost]") {
+  CHECK(lines_touched(ts({4, 16})) == 4);
+  CHECK(lines_touched(strided({4, 8})) == 4);  // a half line per row still brings a line
+  TensorSpec unaligned = strided({4, 16});
+  unaligned.aligned = false;
+  CHECK(lines_touched(unaligned) == 8);
+  TensorSpec blocked = strided({2, 32});
+  blocked.layout = Layout::blocked(1, 16);
+  CHECK(blocked.runs() == 4);
+  CHECK(lines_touched(blocked) == 4);
+}
