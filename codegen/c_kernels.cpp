@@ -79,7 +79,17 @@ void direct_conv(CWriter& w, const CView& img, const CView& filters, const CView
 void bcast_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b, const CView& c) {
   const std::int64_t m = c.shape[0], n = c.shape[1], width = isa.width;
   std::vector<std::string> bregs;
-  for (std::int64_t j = 0; j < n; j += width) bregs.push_back(whole_register(b.sub({0, j}, {1, width})));
+  for (std::int64_t j = 0; j < n; j += width) {
+    const CView row = b.sub({0, j}, {1, width});
+    if (row.storage != Storage::memory) {
+      bregs.push_back(whole_register(row));
+      continue;
+    }
+    // B read from memory: one load per register, shared by the m rows.
+    bregs.push_back(w.fresh("b"));
+    w.line("const " + isa.type + " " + bregs.back() + " = " + isa.load + "(" + run_address(row, KernelKind::bcast_fma) +
+           ");");
+  }
   for (std::int64_t i = 0; i < m; ++i) {
     const std::string s = w.fresh("s");
     w.open("");

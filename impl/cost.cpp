@@ -61,17 +61,33 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       // One k-step of a register tile: m broadcasts of the lhs and the n/vs register loads of the rhs row share
       // the load ports, the m*n/vs FMAs the FMA ports, and the two overlap, so the kernel costs the larger of the
       // two (and at least one FMA latency). The rhs loads are counted here even when the row was loaded once for
-      // several calls, so a register load from L1 (vec_load) costs nothing of its own.
+      // several calls, so a register load from L1 (vec_load) costs nothing of its own; the rhs may also be read
+      // from memory by the kernel itself.
       const std::int64_t vs = std::max<std::int64_t>(1, target.vector_elements(out.dtype));
       const Cost fmas = static_cast<Cost>(out.elements() / vs);
       const Cost rows = static_cast<Cost>(spec.input(0).elements());
       const Cost rhs_loads = static_cast<Cost>(spec.input(1).elements() / vs);
       const Cost a_reads = spec.input(0).level == Level::L1 ? 0 : rows * access(m, spec.input(0));
-      return std::max({fmas * m.vector_fma, (rows + rhs_loads) * m.vector_load, m.fma_latency}) + a_reads;
+      // A rhs row read from beyond L1 streams its lines in (the prefetchers keep them coming while the FMAs
+      // run): a third resource beside the two ports.
+      const TensorSpec& rhs = spec.input(1);
+      const Cost stream = !is_register_level(rhs.level) && rhs.level != Level::L1
+                              ? static_cast<Cost>(lines_touched(rhs)) * m.line_from[static_cast<std::size_t>(rhs.level)]
+                              : 0;
+      return std::max({fmas * m.vector_fma, (rows + rhs_loads) * m.vector_load, stream, m.fma_latency}) + a_reads;
     }
   }
   KRIEK_ASSERT(false, "unknown kernel");
   return 0;
+}
+
+/// Vector registers a kernel needs beside its operands: bcast_fma's broadcast, and the rhs row when it reads it
+/// from memory. They count in the VRF peak, so a register tile leaves room for them.
+std::int64_t scratch_registers(KernelKind k, const Spec& spec, const Target& target) {
+  if (k != KernelKind::bcast_fma) return 0;
+  const TensorSpec& rhs = spec.input(1);
+  const std::int64_t vs = std::max<std::int64_t>(1, target.vector_elements(rhs.dtype));
+  return 1 + (rhs.level == Level::VRF ? 0 : rhs.elements() / vs);
 }
 
 /// Iterations of a loop that run the body of boundary pattern `mask`.
@@ -188,6 +204,7 @@ NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec>
                                [&](const KernelCall& k) {
                                  NodeCost nc;
                                  nc.base = kernel_cost(k.kernel, spec, target, m);
+                                 nc.own[Level::VRF] = scratch_registers(k.kernel, spec, target) * target.vector_bytes;
                                  return nc;
                                },
                                [&](const Hole&) { return NodeCost{}; }},

@@ -27,8 +27,9 @@ enum class KernelKind : std::uint8_t {
   vec_zero,          ///< Zero of one vector in VRF
   vec_unary,         ///< Unary of one vector, VRF to VRF
   vec_binary,        ///< Binary of one vector, VRF operands
-  /// Matmul[acc] m×1 · 1×n → m×n: A in memory (each element broadcast), B one or more vectors in VRF,
-  /// C in VRF (m·n/vector_size registers, row-major). The register-tiled matmul micro-kernel.
+  /// Matmul[acc] m×1 · 1×n → m×n: A in memory (each element broadcast), B one or more vectors in VRF or
+  /// loaded from memory (whole registers of dense rows), C in VRF (m·n/vector_size registers, row-major). The
+  /// register-tiled matmul micro-kernel.
   bcast_fma,
   /// Conv[acc] whose output is one element in RF: out += the dot product of the image window and the filters
   /// (the report's DirectConv, Figure 3); image and filters in RF or memory, none in VRF.

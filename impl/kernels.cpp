@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "impl/kernel.h"
+
+#include "impl/tiling.h"
 #include "spec/overloaded.h"
 
 namespace kriek {
@@ -101,9 +103,15 @@ Why bcast_fma_rules(const Spec& s, const Target& t) {
   const std::int64_t width = t.vector_elements(Dtype::f32);
   if (k != 1) return fail("the reduction extent is ", k, ", not 1");
   if (!is_memory(a.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
-  if (b.level != Level::VRF) return fail(name(s, 1), " is not in VRF");
   if (c.level != Level::VRF) return fail(name(s, 2), " is not in VRF");
-  if (!b.layout.same_placement(Layout::row_major(), b.shape)) return fail(name(s, 1), " is not row-major");
+  if (b.level == Level::VRF) {
+    if (!b.layout.same_placement(Layout::row_major(), b.shape)) return fail(name(s, 1), " is not row-major");
+  } else if (!is_memory(b.level)) {
+    return fail(name(s, 1), " is neither in VRF nor in memory");
+  } else if (!register_rows_dense(b, static_cast<std::uint32_t>(width))) {
+    return fail(name(s, 1), " in memory is not whole registers of dense rows (", layout_text(b.layout),
+                b.contiguous ? "" : ", strided", ")");
+  }
   if (!c.layout.same_placement(Layout::row_major(), c.shape)) return fail(name(s, 2), " is not row-major");
   if (n % width != 0) return fail("n = ", n, " is not a multiple of the vector size ", width);
   const std::int64_t registers = m * n / width + n / width + 1;

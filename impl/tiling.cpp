@@ -102,4 +102,34 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
   return tile;
 }
 
+std::optional<Shape> register_box(const Shape& shape, std::uint32_t vector_size) {
+  std::int64_t need = vector_size;
+  if (need < 1) return std::nullopt;
+  Shape box(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 0 && need > 1;) {
+    if (shape[d] <= need && need % shape[d] == 0) {
+      box[d] = shape[d];
+      need /= shape[d];
+    } else if (shape[d] % need == 0) {
+      box[d] = need;
+      need = 1;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (need != 1) return std::nullopt;
+  return box;
+}
+
+bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size) {
+  const auto box = register_box(t.shape, vector_size);
+  if (!box) return false;
+  bool along_innermost = true;
+  for (std::size_t d = 0; d + 1 < box->size(); ++d) along_innermost &= (*box)[d] == 1;
+  if (t.layout.same_placement(Layout::row_major(), t.shape)) return t.contiguous || along_innermost;
+  // Panels of exactly one register along the innermost dimension, starting at a panel boundary (aligned).
+  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block == vector_size &&
+         t.aligned && along_innermost && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
+}
+
 }  // namespace kriek

@@ -1,6 +1,8 @@
 // Tiles of tensors: the TensorSpec a sub-tensor of a given shape inherits from its parent (level, layout and
-// vector size kept; contiguity and alignment recomputed conservatively).
+// vector size kept; contiguity and alignment recomputed conservatively), and the boxes of vector registers in them.
 #pragma once
+
+#include <optional>
 
 #include "spec/tensor_spec.h"
 
@@ -18,5 +20,16 @@ bool is_unit_stride_run(const Shape& shape, const Layout& layout);
 
 /// True when a tile of shape `shape` of a contiguous tensor of shape `whole` in `layout` is one gap-free range.
 bool tile_is_contiguous(const Shape& whole, const Shape& shape, const Layout& layout);
+
+/// The box of one vector register in a row-major tensor of `shape`: `vector_size` consecutive elements that form
+/// a sub-tensor (1 in outer dimensions, a divisor of one dimension's extent, full inner dimensions) and tile the
+/// shape. nullopt when the shape does not split into whole registers that way.
+std::optional<Shape> register_box(const Shape& shape, std::uint32_t vector_size);
+
+/// True when memory tensor `t` can be moved to or from VRF registers of `vector_size` by vector loads and stores:
+/// whole registers, each register's elements one gap-free range in row-major order: row-major placement with the
+/// tensor contiguous or each register box along the innermost dimension (stride 1 in any buffer), or panels of
+/// one register along the innermost dimension (blk<last>:<vector_size>) starting at a panel boundary.
+bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size);
 
 }  // namespace kriek

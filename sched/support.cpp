@@ -56,25 +56,6 @@ std::optional<Reduction> reduction_of(const Spec& spec) {
       spec.op);
 }
 
-std::optional<Shape> register_box(const Shape& shape, std::uint32_t vector_size) {
-  std::int64_t need = vector_size;
-  if (need < 1) return std::nullopt;
-  Shape box(shape.size(), 1);
-  for (std::size_t d = shape.size(); d-- > 0 && need > 1;) {
-    if (shape[d] <= need && need % shape[d] == 0) {
-      box[d] = shape[d];
-      need /= shape[d];
-    } else if (shape[d] % need == 0) {
-      box[d] = need;
-      need = 1;
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (need != 1) return std::nullopt;
-  return box;
-}
-
 bool whole_registers(const TensorSpec& t, const Shape& tile) {
   if (t.level != Level::VRF) return true;
   auto box = register_box(t.shape, t.vector_size);
@@ -83,17 +64,6 @@ bool whole_registers(const TensorSpec& t, const Shape& tile) {
     if (tile[d] % (*box)[d] != 0 || (t.shape[d] % tile[d]) % (*box)[d] != 0) return false;
   }
   return true;
-}
-
-bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size) {
-  const auto box = register_box(t.shape, vector_size);
-  if (!box) return false;
-  bool along_innermost = true;
-  for (std::size_t d = 0; d + 1 < box->size(); ++d) along_innermost &= (*box)[d] == 1;
-  if (t.layout.same_placement(Layout::row_major(), t.shape)) return t.contiguous || along_innermost;
-  // Panels of exactly one register along the innermost dimension, starting at a panel boundary (aligned).
-  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block == vector_size &&
-         t.aligned && along_innermost && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
 }
 
 int vrf_operand_split(const Spec& spec, const Loop& loop) {

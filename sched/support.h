@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "impl/tiling.h"
 #include "sched/action.h"
 
 namespace kriek::sched_detail {
@@ -39,17 +40,6 @@ struct Reduction {
   std::int64_t extent = 0;
 };
 std::optional<Reduction> reduction_of(const Spec& spec);
-
-/// The box of one vector register in a row-major tensor of `shape`: `vector_size` consecutive elements that form
-/// a sub-tensor (1 in outer dimensions, a divisor of one dimension's extent, full inner dimensions) and tile the
-/// shape. nullopt when the shape does not split into whole registers that way.
-std::optional<Shape> register_box(const Shape& shape, std::uint32_t vector_size);
-
-/// True when memory tensor `t` can be moved to or from VRF registers of `vector_size` by vector loads and stores:
-/// whole registers, each register's elements one gap-free range in row-major order: row-major placement with the
-/// tensor contiguous or each register box along the innermost dimension (stride 1 in any buffer), or panels of
-/// one register along the innermost dimension (blk<last>:<vector_size>) starting at a panel boundary.
-bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size);
 
 /// For an operand in VRF: true when a tile of shape `tile` (and the remainders `extent % tile`) holds whole
 /// registers, i.e. every extent is a multiple of the register box's. Always true for other levels.

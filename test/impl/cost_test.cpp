@@ -121,3 +121,27 @@ TEST_CASE("cost: lines touched count strided rows and blocks", "[impl][cost]") {
   CHECK(blocked.runs() == 4);
   CHECK(lines_touched(blocked) == 4);
 }
+
+TEST_CASE("cost: bcast_fma reading its rhs from beyond L1 streams lines beside its ports", "[impl][cost]") {
+  const CostModel& m = model();
+  const TensorSpec out = ts({6, 64}, Level::VRF, Layout::row_major(), 16);
+  const TensorSpec a = strided({6, 1}, Level::L1);
+  auto step = [&](Level rhs_level) {
+    return kernel_cost(KernelKind::bcast_fma, matmul(a, ts({1, 64}, rhs_level), out, true));
+  };
+  const Cost line_l2 = m.line_from[static_cast<std::size_t>(Level::L2)];
+  const Cost line_gl = m.line_from[static_cast<std::size_t>(Level::GL)];
+  CHECK(step(Level::L1) == 24 * m.vector_fma);
+  CHECK(step(Level::L2) == std::max(24 * m.vector_fma, 4 * line_l2));
+  CHECK(step(Level::GL) == std::max(24 * m.vector_fma, 4 * line_gl));
+}
+
+TEST_CASE("cost: bcast_fma's broadcast and memory rhs registers count in the VRF peak", "[impl][cost]") {
+  const TensorSpec out = ts({6, 64}, Level::VRF, Layout::row_major(), 16);
+  const TensorSpec a = strided({6, 1}, Level::L1);
+  const ImplPtr from_vrf =
+      kernel(KernelKind::bcast_fma)(matmul(a, ts({1, 64}, Level::VRF, Layout::row_major(), 16), out, true));
+  const ImplPtr from_l1 = kernel(KernelKind::bcast_fma)(matmul(a, ts({1, 64}, Level::L1), out, true));
+  CHECK(evaluate(from_vrf, avx512(), model()).peak[Level::VRF] == 64);
+  CHECK(evaluate(from_l1, avx512(), model()).peak[Level::VRF] == 5 * 64);
+}

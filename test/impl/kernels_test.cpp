@@ -131,14 +131,19 @@ TEST_CASE("vec_zero, vec_unary, vec_binary: whole vectors of equal shapes in VRF
   rejects(KernelKind::vec_binary, unary(vec({16}), vec({16})), "implements a binary op, not relu");
 }
 
-TEST_CASE("bcast_fma: A m x 1 in memory, B 1 x n and C m x n in VRF, registers bounded", "[kernel]") {
+TEST_CASE("bcast_fma: A m x 1 in memory, B 1 x n in VRF or memory, C m x n in VRF, registers bounded", "[kernel]") {
   const auto k = KernelKind::bcast_fma;
   accepts(k, matmul(ts({6, 1}, Level::L1, Layout::col_major()), vec({1, 32}), vec({6, 32}), true));
   rejects(k, matmul(ts({6, 1}), vec({1, 32}), vec({6, 32}), false), "does not accumulate");
   rejects(k, matmul(ts({2, 6, 1}), vec({2, 1, 16}), vec({2, 6, 16}), true), "needs rank-2 operands");
   rejects(k, matmul(ts({6, 2}), vec({2, 16}), vec({6, 16}), true), "the reduction extent is 2, not 1");
   rejects(k, matmul(rf({6, 1}), vec({1, 16}), vec({6, 16}), true), "operand 0 (6x1 RF) is not in memory");
-  rejects(k, matmul(ts({6, 1}), ts({1, 16}), vec({6, 16}), true), "operand 1 (1x16 GL) is not in VRF");
+  // B from memory: whole registers of a dense row (row-major, or panels of one register).
+  accepts(k, matmul(ts({6, 1}), ts({1, 16}), vec({6, 16}), true));
+  accepts(k, matmul(ts({6, 1}), ts({1, 64}, Level::L2, Layout::blocked(1, 16)), vec({6, 64}), true));
+  rejects(k, matmul(ts({6, 1}), ts({1, 64}, Level::L2, Layout::blocked(1, 8)), vec({6, 64}), true),
+          "operand 1 (1x64 L2) in memory is not whole registers of dense rows (blk1:8)");
+  rejects(k, matmul(ts({6, 1}), rf({1, 16}), vec({6, 16}), true), "operand 1 (1x16 RF) is neither in VRF nor in memory");
   rejects(k, matmul(ts({6, 1}), vec({1, 16}), ts({6, 16}), true), "operand 2 (6x16 GL) is not in VRF");
   rejects(k, matmul(ts({6, 1}), vec({1, 16}), ts({6, 16}, Level::VRF, Layout::col_major(), 16), true),
           "operand 2 (6x16 VRF) is not row-major");
