@@ -28,6 +28,21 @@ std::optional<Table> open_table_if_exists(const std::filesystem::path& path, con
   return Table::open(path, target, model);
 }
 
+std::optional<Table> open_default_table(const std::filesystem::path& path, const Target& target,
+                                        const CostModel& model, std::string& why_stale) {
+  why_stale.clear();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  Table table = Table::open(path);
+  try {
+    table.check_compatible(target, model);
+  } catch (const UserError& e) {
+    why_stale = e.what();
+    return std::nullopt;
+  }
+  return table;
+}
+
 int query_command(const std::filesystem::path& path, const Spec& spec, const Target& target,
                   const CostModel& model, const MemoryUse& limits, std::size_t top_k, std::ostream& out) {
   const Table table = Table::open(path, target, model);

@@ -123,10 +123,10 @@ ImplPtr reconstruct_from_table(const Table& table, const Spec& spec, std::size_t
 }
 
 WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,
-                        const std::function<void(const FrontierVisitor&)>& visit_all) {
+                        const std::function<void(const FrontierVisitor&)>& visit_all, bool keep_existing) {
   TableWriter writer(path, target, model);
   visit_all([&](const Spec& spec, const Frontier& f) { writer.add(spec, f); });
-  return writer.commit();
+  return writer.commit(keep_existing);
 }
 
 }  // namespace kriek

@@ -67,8 +67,19 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
   if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
   if (!args.has("--no-table")) {
-    s.table_path = args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
-    s.table = open_table_if_exists(*s.table_path, target, s.synth->model());
+    if (const auto* path = args.get("--table")) {
+      s.table_path = std::filesystem::path(*path);
+      s.table = open_table_if_exists(*s.table_path, target, s.synth->model());
+    } else {
+      s.table_path = default_table_path(target);
+      std::string why_stale;
+      s.table = open_default_table(*s.table_path, target, s.synth->model(), why_stale);
+      if (!why_stale.empty()) {
+        std::cerr << "kriek: note: the default DP table " << s.table_path->string()
+                  << " is stale (built by another kriek or for other hardware); it will be replaced\n";
+        s.replace_table = true;
+      }
+    }
   }
   if (s.table) s.synth->set_table(&*s.table);
   const auto start = std::chrono::steady_clock::now();
@@ -90,7 +101,8 @@ Synthesis synthesize(const std::string& text, const Args& args) {
 
 std::string Synthesis::save_table() {
   if (!table_path) return "";
-  kriek::save_table(*table_path, target(), synth->model(), [&](const FrontierVisitor& v) { synth->for_each(v); });
+  kriek::save_table(*table_path, target(), synth->model(), [&](const FrontierVisitor& v) { synth->for_each(v); },
+                    !replace_table);
   std::ostringstream out;
   out << "table: " << table_path->string() << " (" << synth->stats().specs_loaded << " Specs read, "
       << synth->stats().specs_solved << " solved and saved)";

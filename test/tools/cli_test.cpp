@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "support/run_command.h"
@@ -115,4 +116,26 @@ TEST_CASE("kriek synth writes a table that kriek query and kriek table read", "[
   CHECK_THAT(run_kriek("table export " + table).out, Contains("\"spec\""));
   CHECK(run_kriek("table frobnicate").status == 1);
   std::remove(table.c_str());
+}
+
+TEST_CASE("a stale default table is replaced with a note; a stale --table FILE is an error", "[tools][table]") {
+  const std::string dir = std::string(KRIEK_SOURCE_DIR) + "/build/cli_old_cache";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/kriek");
+  const std::string host_table = dir + "/kriek/host.table";
+  // A table of another target at the host's default path: what an older kriek or other hardware leaves behind.
+  REQUIRE(run_kriek("synth 'matmul 4x4x16 f32' --target avx2 --table " + host_table).status == 0);
+  const std::string env = "XDG_CACHE_HOME=" + dir + " ";
+  const Result r = kriek::testing::run_command(env + KRIEK_BINARY + " synth 'matmul 4x4x16 f32'");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("the default DP table " + host_table + " is stale") && Contains("0 Specs read"));
+  CHECK_THAT(run_kriek("table stats " + host_table).out, Contains("target host"));
+  const Result again = kriek::testing::run_command(env + KRIEK_BINARY + " synth 'matmul 4x4x16 f32'");
+  CHECK_THAT(again.out, !Contains("is stale") && Contains("0 specs solved"));
+  // Named explicitly, a table of another target is the user's file: an error, and the file is left alone.
+  const Result named = run_kriek("synth 'matmul 4x4x16 f32' --target avx2 --table " + host_table);
+  CHECK(named.status == 1);
+  CHECK_THAT(named.out, Contains("was built for target host"));
+  CHECK_THAT(run_kriek("table stats " + host_table).out, Contains("target host"));
+  std::filesystem::remove_all(dir);
 }
