@@ -102,6 +102,47 @@ void bcast_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b,
   }
 }
 
+/// out += a · b over k elements in dense runs: `chains` vector accumulators stepping through the runs in a C
+/// loop, then summed, then the lanes.
+void dot_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b, const CView& c) {
+  const std::int64_t k = a.shape[1], width = isa.width;
+  const std::int64_t chains = dot_chains(k / width);
+  const std::string pa = w.fresh("pa"), pb = w.fresh("pb"), j = w.fresh("j");
+  w.open("");
+  w.line("const float *" + pa + " = " + run_address(a, KernelKind::dot_fma) + ";");
+  w.line("const float *" + pb + " = " + run_address(b, KernelKind::dot_fma) + ";");
+  std::vector<std::string> acc;
+  for (std::int64_t i = 0; i < chains; ++i) {
+    acc.push_back(w.fresh("acc"));
+    w.line(isa.type + " " + acc.back() + " = " + isa.zero + "();");
+  }
+  w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(k) + "; " + j + " += " +
+         std::to_string(chains * width) + ")");
+  for (std::int64_t i = 0; i < chains; ++i) {
+    const std::string at = j + " + " + std::to_string(i * width);
+    w.line(acc[i] + " = " + isa.fmadd + "(" + isa.load + "(" + pa + " + " + at + "), " + isa.load + "(" + pb + " + " +
+           at + "), " + acc[i] + ");");
+  }
+  w.close();
+  for (std::int64_t step = 1; step < chains; step *= 2) {
+    for (std::int64_t i = 0; i + step < chains; i += 2 * step) {
+      w.line(acc[i] + " = " + isa.add + "(" + acc[i] + ", " + acc[i + step] + ");");
+    }
+  }
+  const std::string out = element(c, zeros(c.rank()));
+  if (!isa.reduce_add.empty()) {
+    w.line(out + " += " + isa.reduce_add + "(" + acc[0] + ");");
+  } else {
+    const std::string lanes = w.fresh("lanes");
+    w.line("float " + lanes + "[" + std::to_string(width) + "];");
+    w.line(isa.store + "(" + lanes + ", " + acc[0] + ");");
+    std::string sum = lanes + "[0]";
+    for (std::int64_t i = 1; i < width; ++i) sum += " + " + lanes + "[" + std::to_string(i) + "]";
+    w.line(out + " += " + sum + ";");
+  }
+  w.close();
+}
+
 }  // namespace
 
 void emit_copy(CWriter& w, const CView& from, const CView& to) {
@@ -157,6 +198,7 @@ void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<C
       return;
     }
     case KernelKind::bcast_fma: bcast_fma(w, need(isa, k), ops[0], ops[1], out); return;
+    case KernelKind::dot_fma: dot_fma(w, need(isa, k), ops[0], ops[1], out); return;
   }
   KRIEK_ASSERT(false, "no C for kernel ", static_cast<int>(k));
 }

@@ -14,7 +14,8 @@ const VectorIsa* vector_isa(const Target& target) {
                                 "_mm512_add_ps",
                                 "_mm512_mul_ps",
                                 "_mm512_sub_ps",
-                                "_mm512_max_ps"};
+                                "_mm512_max_ps",
+                                "_mm512_reduce_add_ps"};
   static const VectorIsa avx2{8,
                               "__m256",
                               "_mm256_loadu_ps",
@@ -25,7 +26,8 @@ const VectorIsa* vector_isa(const Target& target) {
                               "_mm256_add_ps",
                               "_mm256_mul_ps",
                               "_mm256_sub_ps",
-                              "_mm256_max_ps"};
+                              "_mm256_max_ps",
+                              ""};
   switch (target.isa) {
     case Isa::avx512: return &avx512;
     case Isa::avx2: return &avx2;

@@ -17,6 +17,7 @@ struct VectorIsa {
   std::string broadcast;     ///< set1(float)
   std::string fmadd;         ///< fmadd(a, b, c) = a*b + c
   std::string add, mul, sub, max;
+  std::string reduce_add;    ///< horizontal sum to a float; empty: store the lanes and add them
 };
 
 /// The ISA of the target's vector registers; nullptr for scalar targets.

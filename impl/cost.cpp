@@ -21,6 +21,12 @@ std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
 
 Cost access(const CostModel& m, const TensorSpec& t) { return m.element_access[static_cast<std::size_t>(t.level)]; }
 
+/// Lines a kernel streams in from `t` when it reads it beyond L1 (0 from L1 and registers).
+Cost stream_cost(const CostModel& m, const TensorSpec& t) {
+  if (is_register_level(t.level) || t.level == Level::L1) return 0;
+  return static_cast<Cost>(lines_touched(t)) * m.line_from[static_cast<std::size_t>(t.level)];
+}
+
 /// Cost of one kernel call on its Spec's operands.
 Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const CostModel& m) {
   const TensorSpec& out = spec.output();
@@ -57,6 +63,17 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     case KernelKind::vec_unary:
     case KernelKind::vec_binary:
       return m.vector_op;
+    case KernelKind::dot_fma: {
+      // k/vs FMAs, each with two loads, in `dot_chains` independent chains, then the chains and the lanes summed
+      // (a few vector ops) into the output; operands beyond L1 stream their lines beside the ports.
+      const std::int64_t vs = std::max<std::int64_t>(1, target.vector_elements(out.dtype));
+      const Cost fmas = static_cast<Cost>(spec.input(0).elements() / vs);
+      const Cost chains = static_cast<Cost>(dot_chains(spec.input(0).elements() / vs));
+      const Cost stream = stream_cost(m, spec.input(0)) + stream_cost(m, spec.input(1));
+      const Cost reduce = (chains - 1 + 4) * m.vector_op + m.scalar_op;
+      return std::max({fmas * m.vector_fma, 2 * fmas * m.vector_load, stream, (fmas + chains - 1) / chains * m.fma_latency}) +
+             reduce;
+    }
     case KernelKind::bcast_fma: {
       // One k-step of a register tile: m broadcasts of the lhs and the n/vs register loads of the rhs row share
       // the load ports, the m*n/vs FMAs the FMA ports, and the two overlap, so the kernel costs the larger of the
@@ -70,10 +87,7 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       const Cost a_reads = spec.input(0).level == Level::L1 ? 0 : rows * access(m, spec.input(0));
       // A rhs row read from beyond L1 streams its lines in (the prefetchers keep them coming while the FMAs
       // run): a third resource beside the two ports.
-      const TensorSpec& rhs = spec.input(1);
-      const Cost stream = !is_register_level(rhs.level) && rhs.level != Level::L1
-                              ? static_cast<Cost>(lines_touched(rhs)) * m.line_from[static_cast<std::size_t>(rhs.level)]
-                              : 0;
+      const Cost stream = stream_cost(m, spec.input(1));
       return std::max({fmas * m.vector_fma, (rows + rhs_loads) * m.vector_load, stream, m.fma_latency}) + a_reads;
     }
   }

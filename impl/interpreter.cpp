@@ -100,7 +100,8 @@ void run_kernel(KernelKind k, const Spec& spec, std::span<const View> ops) {
     case KernelKind::scalar_binary:
     case KernelKind::vec_binary: binary(std::get<Binary>(spec.op).op, ops[0], ops[1], out); return;
     case KernelKind::scalar_mult_add:
-    case KernelKind::bcast_fma: mult_add(ops[0], ops[1], out); return;
+    case KernelKind::bcast_fma:
+    case KernelKind::dot_fma: mult_add(ops[0], ops[1], out); return;
     case KernelKind::direct_conv: conv_add(ops[0], ops[1], out); return;
     case KernelKind::scalar_reduce_add: reduce_add(std::get<ReduceSum>(spec.op).axis, ops[0], out); return;
   }

@@ -34,9 +34,13 @@ enum class KernelKind : std::uint8_t {
   /// Conv[acc] whose output is one element in RF: out += the dot product of the image window and the filters
   /// (the report's DirectConv, Figure 3); image and filters in RF or memory, none in VRF.
   direct_conv,
+  /// Matmul[acc] 1×k · k×1 → 1×1: a dot product of two dense runs of k elements in memory (k a multiple of the
+  /// vector size), accumulated in vector registers (several independent chains) and summed into the output in
+  /// RF. The kernel of matrix-vector products, where no output dimension is wide enough for registers.
+  dot_fma,
 };
 
-inline constexpr int kKernelKindCount = static_cast<int>(KernelKind::direct_conv) + 1;
+inline constexpr int kKernelKindCount = static_cast<int>(KernelKind::dot_fma) + 1;
 
 /// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma".
 std::string_view kernel_name(KernelKind k);
@@ -44,6 +48,10 @@ std::optional<KernelKind> parse_kernel(std::string_view name);
 
 /// Why `k` cannot implement `spec` on `target`, or nullopt when it can.
 std::optional<std::string> kernel_illegal(KernelKind k, const Spec& spec, const Target& target);
+
+/// Independent accumulator chains dot_fma uses over `vectors` register-sized steps: the largest of 8, 4, 2, 1
+/// that divides it (8 chains hide the FMA latency on two FMA ports).
+std::int64_t dot_chains(std::int64_t vectors);
 
 /// Every kernel that implements `spec` on `target`, in KernelKind order.
 std::vector<KernelKind> kernels_for(const Spec& spec, const Target& target);

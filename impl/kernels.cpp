@@ -16,7 +16,7 @@ using Why = std::optional<std::string>;
 constexpr std::array<std::string_view, kKernelKindCount> kNames = {
     "scalar_mult_add", "scalar_copy", "scalar_zero", "scalar_unary", "scalar_binary", "scalar_reduce_add",
     "vec_load",        "vec_store",   "vec_zero",    "vec_unary",    "vec_binary",    "bcast_fma",
-    "direct_conv"};
+    "direct_conv",     "dot_fma"};
 
 template <class... Args>
 Why fail(const Args&... args) {
@@ -122,6 +122,32 @@ Why bcast_fma_rules(const Spec& s, const Target& t) {
   return std::nullopt;
 }
 
+/// The elements of operand i are one dense run in memory, in index order.
+Why dense_run(const Spec& s, std::size_t i) {
+  const TensorSpec& t = s.operands[i];
+  if (!is_memory(t.level)) return fail(name(s, i), " is not in memory (GL, L2 or L1)");
+  const bool ordered = t.layout.same_placement(Layout::row_major(), t.shape);
+  if (!(is_unit_stride_run(t.shape, t.layout) || (t.contiguous && ordered))) {
+    return fail(name(s, i), " is not one dense run (", layout_text(t.layout), t.contiguous ? "" : ", strided", ")");
+  }
+  return std::nullopt;
+}
+
+Why dot_fma_rules(const Spec& s, const Target& t) {
+  const TensorSpec& a = s.operands[0];
+  const TensorSpec& c = s.operands[2];
+  if (a.rank() != 2) return fail("dot_fma needs rank-2 operands, got ", name(s, 0));
+  if (a.shape[0] != 1 || s.operands[1].shape[1] != 1) {
+    return fail("dot_fma computes one element, not ", a.shape[0], "x", s.operands[1].shape[1]);
+  }
+  const std::int64_t width = t.vector_elements(Dtype::f32);
+  if (a.shape[1] % width != 0) return fail("k = ", a.shape[1], " is not a multiple of the vector size ", width);
+  if (Why w = dense_run(s, 0)) return w;
+  if (Why w = dense_run(s, 1)) return w;
+  if (c.level != Level::RF) return fail("the output ", name(s, 2), " is not in RF");
+  return std::nullopt;
+}
+
 /// The op the kernel implements must be `want`; its text for reasons.
 template <class Want>
 Why op_is(const Spec& s, std::string_view want) {
@@ -198,6 +224,10 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
       if (Why w = op_is<Matmul>(s, "matmul[acc]")) return w;
       if (Why w = accumulating(s)) return w;
       return bcast_fma_rules(s, t);
+    case KernelKind::dot_fma:
+      if (Why w = op_is<Matmul>(s, "matmul[acc]")) return w;
+      if (Why w = accumulating(s)) return w;
+      return dot_fma_rules(s, t);
     default: break;
   }
   return fail("unknown kernel ", static_cast<int>(k));
@@ -220,6 +250,13 @@ std::optional<KernelKind> parse_kernel(std::string_view name) {
 std::optional<std::string> kernel_illegal(KernelKind k, const Spec& spec, const Target& target) {
   if (Why w = all_f32(spec)) return w;
   return check(k, spec, target);
+}
+
+std::int64_t dot_chains(std::int64_t vectors) {
+  for (std::int64_t c : {8, 4, 2}) {
+    if (vectors % c == 0) return c;
+  }
+  return 1;
 }
 
 std::vector<KernelKind> kernels_for(const Spec& spec, const Target& target) {

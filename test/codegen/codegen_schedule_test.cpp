@@ -110,6 +110,28 @@ TEST_CASE("the micro-kernel with a boundary row block and several vectors per ro
   }
 }
 
+TEST_CASE("matrix-vector products use dot_fma on AVX-512 and AVX2, with several chains", "[codegen]") {
+  for (const char* name : {"avx512", "avx2"}) {
+    const Target target = named_target(name);
+    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+    for (const char* text : {"matmul 5x256x1 f32", "matmul 3x48x1 f32", "matmul[acc] 1x64x1 f32"}) {
+      const Spec spec = parse_spec(text, target);
+      const ImplPtr impl = *synth.best(spec, capacities(target));
+      INFO(name << ": " << text);
+      const std::string code = emit_c(impl, target).code;
+      CHECK_THAT(code, Contains("dot_fma("));
+      check_runs(impl, target);
+    }
+  }
+  // By hand: one dot product of 256 (16 registers: 8 chains on AVX-512) from row-major and column operands.
+  const Target target = named_target("avx512");
+  const Spec spec = parse_spec("matmul[acc] 1x256x1 f32", target);
+  const Schedule s = schedule(spec, target).move_output(Level::RF).select(KernelKind::dot_fma).complete();
+  const std::string code = emit_c(s.impl(), target).code;
+  CHECK_THAT(code, Contains("acc7") && Contains("_mm512_reduce_add_ps"));
+  check_runs(s.impl(), target);
+}
+
 TEST_CASE("emitted C of a small schedule (golden)", "[codegen][golden]") {
   const Target target = named_target("avx512");
   const Spec spec = parse_spec("matmul 4x2x32 f32", target);

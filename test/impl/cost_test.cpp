@@ -4,6 +4,7 @@
 
 #include "builders.h"
 #include "impl/cost.h"
+#include "impl/kernel.h"
 
 using namespace kriek;
 using namespace kriek::test;
@@ -144,4 +145,22 @@ TEST_CASE("cost: bcast_fma's broadcast and memory rhs registers count in the VRF
   const ImplPtr from_l1 = kernel(KernelKind::bcast_fma)(matmul(a, ts({1, 64}, Level::L1), out, true));
   CHECK(evaluate(from_vrf, avx512(), model()).peak[Level::VRF] == 64);
   CHECK(evaluate(from_l1, avx512(), model()).peak[Level::VRF] == 5 * 64);
+}
+
+TEST_CASE("cost: dot_fma is bound by its loads, its chains' latency or the lines it streams", "[impl][cost]") {
+  const CostModel& m = model();
+  const TensorSpec out = ts({1, 1}, Level::RF);
+  auto dot = [&](std::int64_t k, Level level) {
+    return kernel_cost(KernelKind::dot_fma, matmul(ts({1, k}, level), ts({k, 1}, level), out, true));
+  };
+  // 256 from L1: 16 FMAs in 8 chains, 32 loads: load-bound; then the chains and lanes are summed.
+  const Cost reduce = (7 + 4) * m.vector_op + m.scalar_op;
+  CHECK(dot(256, Level::L1) == 32 * m.vector_load + reduce);
+  // 16: one FMA, one chain: its latency.
+  CHECK(dot(16, Level::L1) == m.fma_latency + 4 * m.vector_op + m.scalar_op);
+  // From main memory the lines dominate: 2 x 16 lines.
+  CHECK(dot(256, Level::GL) == 32 * m.line_from[static_cast<std::size_t>(Level::GL)] + reduce);
+  CHECK(dot_chains(16) == 8);
+  CHECK(dot_chains(12) == 4);
+  CHECK(dot_chains(3) == 1);
 }

@@ -153,6 +153,21 @@ TEST_CASE("bcast_fma: A m x 1 in memory, B 1 x n in VRF or memory, C m x n in VR
   accepts(k, matmul(ts({14, 1}), vec({1, 32}), vec({14, 32}), true));
 }
 
+TEST_CASE("dot_fma: 1 x k times k x 1 from dense runs in memory into one RF element", "[kernel]") {
+  const auto k = KernelKind::dot_fma;
+  accepts(k, matmul(ts({1, 64}), ts({64, 1}), rf({1, 1}), true));
+  accepts(k, matmul(ts({1, 32}, Level::L1), ts({32, 1}, Level::L2), rf({1, 1}), true));
+  rejects(k, matmul(ts({1, 64}), ts({64, 1}), rf({1, 1}), false), "does not accumulate");
+  rejects(k, matmul(ts({2, 64}), ts({64, 1}), rf({2, 1}), true), "dot_fma computes one element, not 2x1");
+  rejects(k, matmul(ts({1, 24}), ts({24, 1}), rf({1, 1}), true), "k = 24 is not a multiple of the vector size 16");
+  TensorSpec column = ts({64, 1});
+  column.contiguous = false;  // a column of a wider matrix: k elements a row apart
+  rejects(k, matmul(ts({1, 64}), column, rf({1, 1}), true), "operand 1 (64x1 GL) is not one dense run (row, strided)");
+  rejects(k, matmul(ts({1, 64}), ts({64, 1}), ts({1, 1}), true), "the output operand 2 (1x1 GL) is not in RF");
+  rejects(k, matmul(vec({1, 16}), ts({16, 1}), rf({1, 1}), true), "operand 0 (1x16 VRF) is not in memory");
+  rejects(k, matmul(ts({1, 64}), ts({64, 1}), rf({1, 1}), true), "has no vector registers", scalar_target());
+}
+
 TEST_CASE("direct_conv: conv[acc] with a one-element RF output, image and filters anywhere but VRF", "[kernel]") {
   const auto k = KernelKind::direct_conv;
   const auto conv = [](TensorSpec img, TensorSpec f, TensorSpec out, bool acc = true) {
