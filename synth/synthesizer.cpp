@@ -44,16 +44,23 @@ void prune(std::vector<Partial>& ps) {
   pareto_keep(ps, [](const Partial& a, const Partial& b) { return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak; });
 }
 
-/// Folds the children's frontiers of one action into its candidate entries (cost = base + sum of weight x child
-/// cost, peak = own + the children's elementwise maximum), keeping those within `capacity` that no other beats.
-void fold(const Action& action, std::uint32_t rank, const NodeCost& nc, std::span<const Frontier* const> child,
-          const MemoryUse& capacity, std::vector<FrontierEntry>& out) {
-  // steps[i]: the kept partial combinations of children 0..i-1 (steps[0]: the empty combination).
-  std::vector<std::vector<Partial>> steps(child.size() + 1);
-  steps[0].push_back(Partial{});
+/// The partial combinations of one action's children, step by step: steps[i] holds the kept combinations of
+/// children 0..i-1 (steps[0]: the empty one), so a final partial names its chosen entries through `prev`.
+struct Folded {
+  NodeCost nc;
+  std::vector<std::vector<Partial>> steps;
+};
+
+/// Folds the children's frontiers of one action (cost = base + sum of weight x child cost, peak = own + the
+/// children's elementwise maximum), keeping the partial combinations within `capacity` that no other beats.
+/// Leaves steps.back() empty when nothing fits.
+void fold(std::span<const Frontier* const> child, const MemoryUse& capacity, Folded& f) {
+  const NodeCost& nc = f.nc;
+  f.steps.assign(child.size() + 1, {});
+  f.steps[0].push_back(Partial{});
   for (std::size_t i = 0; i < child.size(); ++i) {
-    const std::vector<Partial>& partial = steps[i];
-    std::vector<Partial>& next = steps[i + 1];
+    const std::vector<Partial>& partial = f.steps[i];
+    std::vector<Partial>& next = f.steps[i + 1];
     next.reserve(partial.size() * child[i]->entries.size());
     for (std::size_t p = 0; p < partial.size(); ++p) {
       for (std::size_t j = 0; j < child[i]->entries.size(); ++j) {
@@ -65,18 +72,20 @@ void fold(const Action& action, std::uint32_t rank, const NodeCost& nc, std::spa
       }
     }
     prune(next);
-    if (next.empty()) return;
-  }
-  for (const Partial& p : steps.back()) {
-    std::vector<std::uint32_t> choice(child.size());
-    const Partial* at = &p;
-    for (std::size_t i = child.size(); i-- > 0;) {
-      choice[i] = at->entry;
-      at = &steps[i][at->prev];
+    if (next.empty()) {
+      f.steps.back().clear();
+      return;
     }
-    out.push_back(FrontierEntry{nc.base + p.cost, nc.own.plus(p.peak), action, std::move(choice), rank});
   }
 }
+
+/// A finished combination of one action, light enough to filter before any FrontierEntry is built.
+struct Candidate {
+  Cost cost = 0;
+  MemoryUse peak;
+  std::uint32_t rank = 0;     ///< the action's index
+  std::uint32_t partial = 0;  ///< its index in the action's steps.back()
+};
 
 }  // namespace
 
@@ -133,14 +142,15 @@ void Synthesizer::compute(const Spec& spec, Frontier& out) {
   const std::vector<Action> actions = enumerate_actions(spec, target_);
   // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
   stats_.actions_tried.fetch_add(actions.size(), std::memory_order_relaxed);
-  std::vector<std::vector<FrontierEntry>> per_action(actions.size());
+  std::vector<Folded> folded(actions.size());
   tbb::parallel_for(std::size_t{0}, actions.size(), [&](std::size_t a) {
     ExpandResult expanded = expand(actions[a], spec, target_);
     const auto* ex = std::get_if<Expansion>(&expanded);
     KRIEK_ASSERT(ex, "enumerated action ", action_text(actions[a]), " does not apply: ",
                  std::get<NotApplicable>(expanded).reason);
-    const NodeCost nc = node_cost(spec, ex->kind, ex->children, target_, model_);
-    if (!nc.own.fits(capacity_)) return;
+    Folded& f = folded[a];
+    f.nc = node_cost(spec, ex->kind, ex->children, target_, model_);
+    if (!f.nc.own.fits(capacity_)) return;
 
     std::vector<const Frontier*> child(ex->children.size());
     if (child.size() == 1) {
@@ -149,15 +159,36 @@ void Synthesizer::compute(const Spec& spec, Frontier& out) {
       tbb::parallel_for(std::size_t{0}, child.size(),
                         [&](std::size_t i) { child[i] = &solve_in_arena(ex->children[i]); });
     }
-    fold(actions[a], static_cast<std::uint32_t>(a), nc, child, capacity_, per_action[a]);
+    fold(child, capacity_, f);
   });
-  std::vector<FrontierEntry> all;
-  for (auto& v : per_action) {
-    for (auto& e : v) all.push_back(std::move(e));
+  // Filter light candidates in the frontier's total order (cost, peak, action rank, then generation order);
+  // only the survivors become FrontierEntries.
+  std::vector<Candidate> all;
+  for (std::size_t a = 0; a < folded.size(); ++a) {
+    if (folded[a].steps.empty()) continue;
+    const std::vector<Partial>& last = folded[a].steps.back();
+    for (std::size_t p = 0; p < last.size(); ++p) {
+      all.push_back(Candidate{folded[a].nc.base + last[p].cost, folded[a].nc.own.plus(last[p].peak),
+                              static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(p)});
+    }
   }
-  pareto_filter(all);
-  all.shrink_to_fit();  // kept for the whole search: the capacity of every candidate would be wasted
-  out.entries = std::move(all);
+  pareto_keep(all, [](const Candidate& x, const Candidate& y) {
+    if (x.cost != y.cost) return x.cost < y.cost;
+    if (x.peak != y.peak) return x.peak < y.peak;
+    return x.rank < y.rank;
+  });
+  out.entries.clear();
+  out.entries.reserve(all.size());
+  for (const Candidate& c : all) {
+    const Folded& f = folded[c.rank];
+    std::vector<std::uint32_t> choice(f.steps.size() - 1);
+    const Partial* at = &f.steps.back()[c.partial];
+    for (std::size_t i = choice.size(); i-- > 0;) {
+      choice[i] = at->entry;
+      at = &f.steps[i][at->prev];
+    }
+    out.entries.push_back(FrontierEntry{c.cost, c.peak, actions[c.rank], std::move(choice), c.rank});
+  }
 }
 
 const Frontier* Synthesizer::find(const Spec& spec) const {
