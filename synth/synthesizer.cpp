@@ -1,5 +1,6 @@
-// The DP: enumerate a Spec's actions, solve the subproblems each creates (in parallel, memoized), fold the
-// children's frontiers into candidate entries for the action, and keep the Pareto-optimal ones.
+// The DP: enumerate a Spec's actions, ask for the subproblems each creates (memoized; each solved by one task),
+// and once all are solved fold the children's frontiers into candidate entries per action and keep the
+// Pareto-optimal ones. Tasks never wait for one another: a Spec's fold is a continuation its last child starts.
 #include "synth/synthesizer.h"
 
 #include <sys/resource.h>
@@ -8,24 +9,47 @@
 #include <span>
 #include <thread>
 
-#include <oneapi/tbb/collaborative_call_once.h>
+#include <mutex>
+
 #include <oneapi/tbb/concurrent_unordered_map.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
 
 #include "sched/canonical.h"
 #include "spec/error.h"
 
 namespace kriek {
 
+/// A memo entry: idle until some task asks for it, then started (its Job is folding or waiting for children),
+/// then done (the frontier is final and readable without the mutex).
 struct Synthesizer::Slot {
-  tbb::collaborative_once_flag once;
+  std::mutex mutex;
+  enum class State : std::uint8_t { idle, started, done } state = State::idle;
+  std::atomic<bool> ready{false};
+  /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
+  std::vector<Job*> waiters;
   Frontier frontier;
+};
+
+/// A Spec being solved: its actions, what each costs itself, and the memo entries of each one's children. It
+/// asks for every child first and folds once the last of them is done (`remaining` counts the missing ones plus
+/// a guard held while asking), so no task ever blocks waiting for another.
+struct Synthesizer::Job {
+  const Spec* spec = nullptr;
+  Slot* slot = nullptr;
+  std::vector<Action> actions;
+  std::vector<NodeCost> costs;
+  /// Per action; nullopt when the action's own buffers exceed a capacity (it makes no candidates).
+  std::vector<std::optional<std::vector<Slot*>>> children;
+  std::atomic<std::int64_t> remaining{1};
 };
 
 struct Synthesizer::Memo {
   tbb::concurrent_unordered_map<Spec, std::unique_ptr<Slot>, SpecHash> map;
   std::unique_ptr<tbb::task_arena> arena;
+  /// The group of the running solve(): every Job task is spawned into it, and solve() waits for it.
+  tbb::task_group* group = nullptr;
+  std::mutex solving;  ///< one solve() at a time
 };
 
 namespace {
@@ -87,82 +111,9 @@ struct Candidate {
   std::uint32_t partial = 0;  ///< its index in the action's steps.back()
 };
 
-}  // namespace
-
-Synthesizer::Synthesizer(Target target, CostModel model, SynthOptions options)
-    : target_(std::move(target)),
-      model_(model),
-      options_(options),
-      capacity_(capacities(target_)),
-      memo_(std::make_unique<Memo>()) {
-  const int n = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
-  memo_->arena = std::make_unique<tbb::task_arena>(std::max(1, n));
-}
-
-Synthesizer::~Synthesizer() = default;
-
-int Synthesizer::threads() const { return memo_->arena->max_concurrency(); }
-
-Synthesizer::Slot& Synthesizer::slot(const Spec& spec) {
-  KRIEK_ASSERT(!options_.canonical || is_canonical(spec), "memo keys are canonical Specs");
-  auto it = memo_->map.find(spec);
-  if (it != memo_->map.end()) return *it->second;
-  return *memo_->map.emplace(spec, std::make_unique<Slot>()).first->second;
-}
-
-const Frontier& Synthesizer::solve(const Spec& spec) {
-  const Frontier* result = nullptr;
-  memo_->arena->execute([&] { result = &solve_in_arena(spec); });
-  return *result;
-}
-
-const Frontier& Synthesizer::solve_in_arena(const Spec& asked) {
-  std::optional<Spec> canonical;
-  if (options_.canonical && !is_canonical(asked)) canonical = canonical_spec(asked);
-  const Spec& spec = canonical ? *canonical : asked;
-  Slot& s = slot(spec);
-  tbb::collaborative_call_once(s.once, [&] {
-    if (table_) {
-      if (std::optional<Frontier> stored = table_->lookup(spec)) {
-        s.frontier = std::move(*stored);
-        stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
-        return;
-      }
-    }
-    // Isolated: while waiting for its own subtasks, this thread must not pick up an outer task that needs this
-    // very Spec (it would wait on the flag it holds).
-    tbb::this_task_arena::isolate([&] { compute(spec, s.frontier); });
-    stats_.specs_solved.fetch_add(1, std::memory_order_relaxed);
-    stats_.frontier_entries.fetch_add(s.frontier.entries.size(), std::memory_order_relaxed);
-  });
-  return s.frontier;
-}
-
-void Synthesizer::compute(const Spec& spec, Frontier& out) {
-  const std::vector<Action> actions = enumerate_actions(spec, target_);
-  // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
-  stats_.actions_tried.fetch_add(actions.size(), std::memory_order_relaxed);
-  std::vector<Folded> folded(actions.size());
-  tbb::parallel_for(std::size_t{0}, actions.size(), [&](std::size_t a) {
-    ExpandResult expanded = expand(actions[a], spec, target_);
-    const auto* ex = std::get_if<Expansion>(&expanded);
-    KRIEK_ASSERT(ex, "enumerated action ", action_text(actions[a]), " does not apply: ",
-                 std::get<NotApplicable>(expanded).reason);
-    Folded& f = folded[a];
-    f.nc = node_cost(spec, ex->kind, ex->children, target_, model_);
-    if (!f.nc.own.fits(capacity_)) return;
-
-    std::vector<const Frontier*> child(ex->children.size());
-    if (child.size() == 1) {
-      child[0] = &solve_in_arena(ex->children[0]);
-    } else {
-      tbb::parallel_for(std::size_t{0}, child.size(),
-                        [&](std::size_t i) { child[i] = &solve_in_arena(ex->children[i]); });
-    }
-    fold(child, capacity_, f);
-  });
-  // Filter light candidates in the frontier's total order (cost, peak, action rank, then generation order);
-  // only the survivors become FrontierEntries.
+/// The frontier of a Spec from its actions' folds: light candidates filtered in the frontier's total order (cost,
+/// peak, action rank, then generation order); only the survivors become FrontierEntries.
+void select_frontier(const std::vector<Action>& actions, const std::vector<Folded>& folded, Frontier& out) {
   std::vector<Candidate> all;
   for (std::size_t a = 0; a < folded.size(); ++a) {
     if (folded[a].steps.empty()) continue;
@@ -191,21 +142,156 @@ void Synthesizer::compute(const Spec& spec, Frontier& out) {
   }
 }
 
+}  // namespace
+
+Synthesizer::Synthesizer(Target target, CostModel model, SynthOptions options)
+    : target_(std::move(target)),
+      model_(model),
+      options_(options),
+      capacity_(capacities(target_)),
+      memo_(std::make_unique<Memo>()) {
+  const int n = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
+  memo_->arena = std::make_unique<tbb::task_arena>(std::max(1, n));
+}
+
+Synthesizer::~Synthesizer() = default;
+
+int Synthesizer::threads() const { return memo_->arena->max_concurrency(); }
+
+std::pair<const Spec*, Synthesizer::Slot*> Synthesizer::entry(const Spec& spec) {
+  KRIEK_ASSERT(!options_.canonical || is_canonical(spec), "memo keys are canonical Specs");
+  auto it = memo_->map.find(spec);
+  if (it == memo_->map.end()) it = memo_->map.emplace(spec, std::make_unique<Slot>()).first;
+  return {&it->first, it->second.get()};
+}
+
+const Frontier& Synthesizer::solve(const Spec& asked) {
+  std::optional<Spec> canonical;
+  if (options_.canonical && !is_canonical(asked)) canonical = canonical_spec(asked);
+  const auto [key, slot] = entry(canonical ? *canonical : asked);
+  if (slot->ready.load(std::memory_order_acquire)) return slot->frontier;
+  std::lock_guard lock(memo_->solving);
+  memo_->arena->execute([&, key = key, slot = slot] {
+    tbb::task_group group;
+    memo_->group = &group;
+    request(key, *slot, nullptr);
+    group.wait();
+    memo_->group = nullptr;
+  });
+  KRIEK_ASSERT(slot->ready.load(std::memory_order_acquire), "the search ended before its root was solved");
+  return slot->frontier;
+}
+
+bool Synthesizer::request(const Spec* key, Slot& s, Job* parent) {
+  if (s.ready.load(std::memory_order_acquire)) return true;
+  bool start = false;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.state == Slot::State::done) return true;
+    if (parent) s.waiters.push_back(parent);
+    if (s.state == Slot::State::idle) {
+      s.state = Slot::State::started;
+      start = true;
+    }
+  }
+  if (start) memo_->group->run([this, key, &s] { begin(*key, s); });
+  return false;
+}
+
+void Synthesizer::begin(const Spec& spec, Slot& s) {
+  if (table_) {
+    if (std::optional<Frontier> stored = table_->lookup(spec)) {
+      s.frontier = std::move(*stored);
+      stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
+      complete(s);
+      return;
+    }
+  }
+  auto job = std::make_unique<Job>();
+  job->spec = &spec;
+  job->slot = &s;
+  job->actions = enumerate_actions(spec, target_);
+  // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
+  stats_.actions_tried.fetch_add(job->actions.size(), std::memory_order_relaxed);
+  job->costs.resize(job->actions.size());
+  job->children.resize(job->actions.size());
+  std::vector<std::pair<const Spec*, Slot*>> asks;
+  for (std::size_t a = 0; a < job->actions.size(); ++a) {
+    ExpandResult expanded = expand(job->actions[a], spec, target_);
+    const auto* ex = std::get_if<Expansion>(&expanded);
+    KRIEK_ASSERT(ex, "enumerated action ", action_text(job->actions[a]), " does not apply: ",
+                 std::get<NotApplicable>(expanded).reason);
+    job->costs[a] = node_cost(spec, ex->kind, ex->children, target_, model_);
+    if (!job->costs[a].own.fits(capacity_)) continue;
+    std::vector<Slot*>& kids = job->children[a].emplace();
+    for (const Spec& c : ex->children) {
+      const auto e = options_.canonical && !is_canonical(c) ? entry(canonical_spec(c)) : entry(c);
+      kids.push_back(e.second);
+      asks.push_back(e);
+    }
+  }
+  Job* j = job.release();  // owned by whichever task finishes it
+  for (const auto& [key, child] : asks) {
+    j->remaining.fetch_add(1, std::memory_order_relaxed);
+    if (request(key, *child, j)) j->remaining.fetch_sub(1, std::memory_order_relaxed);
+  }
+  if (j->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(j);
+}
+
+void Synthesizer::finish(Job* j) {
+  const std::unique_ptr<Job> job(j);
+  std::vector<Folded> folded(job->actions.size());
+  std::vector<const Frontier*> child;
+  for (std::size_t a = 0; a < job->actions.size(); ++a) {
+    folded[a].nc = std::move(job->costs[a]);
+    if (!job->children[a]) continue;
+    child.clear();
+    for (const Slot* c : *job->children[a]) child.push_back(&c->frontier);
+    fold(child, capacity_, folded[a]);
+  }
+  select_frontier(job->actions, folded, job->slot->frontier);
+  stats_.specs_solved.fetch_add(1, std::memory_order_relaxed);
+  stats_.frontier_entries.fetch_add(job->slot->frontier.entries.size(), std::memory_order_relaxed);
+  complete(*job->slot);
+}
+
+void Synthesizer::complete(Slot& s) {
+  std::vector<Job*> waiters;
+  {
+    std::lock_guard lock(s.mutex);
+    s.state = Slot::State::done;
+    s.ready.store(true, std::memory_order_release);
+    waiters.swap(s.waiters);
+  }
+  for (Job* w : waiters) {
+    if (w->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) memo_->group->run([this, w] { finish(w); });
+  }
+}
+
 const Frontier* Synthesizer::find(const Spec& spec) const {
   auto it = !options_.canonical || is_canonical(spec) ? memo_->map.find(spec) : memo_->map.find(canonical_spec(spec));
-  return it == memo_->map.end() ? nullptr : &it->second->frontier;
+  if (it == memo_->map.end() || !it->second->ready.load(std::memory_order_acquire)) return nullptr;
+  return &it->second->frontier;
 }
 
 void Synthesizer::preload(const Spec& spec, Frontier frontier) {
-  Slot& s = slot(options_.canonical ? canonical_spec(spec) : spec);
-  tbb::collaborative_call_once(s.once, [&] {
-    s.frontier = std::move(frontier);
-    stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
-  });
+  Slot& s = *entry(options_.canonical ? canonical_spec(spec) : spec).second;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.state != Slot::State::idle) return;
+    s.state = Slot::State::started;
+  }
+  s.frontier = std::move(frontier);
+  stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard lock(s.mutex);
+  s.state = Slot::State::done;
+  s.ready.store(true, std::memory_order_release);
 }
 
 void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
-  for (const auto& [spec, s] : memo_->map) f(spec, s->frontier);
+  for (const auto& [spec, s] : memo_->map) {
+    if (s->ready.load(std::memory_order_acquire)) f(spec, s->frontier);
+  }
 }
 
 std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limits) {

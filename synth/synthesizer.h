@@ -1,6 +1,7 @@
 // The memoizing, TBB-parallel dynamic-programming search. Every Spec is solved once, from the frontiers of the
-// subproblems its actions create; each memo entry is computed by exactly one task (collaborative_call_once) while
-// other tasks that need it help. Results do not depend on the thread count (see frontier.h for the tie order).
+// subproblems its actions create; each memo entry is computed by exactly one task, and a Spec's fold runs as a
+// continuation once its last child is solved, so no thread ever blocks on another (tbb::task_group). Results
+// do not depend on the thread count (see frontier.h for the tie order).
 #pragma once
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "impl/cost.h"
 #include "impl/node.h"
@@ -67,10 +69,19 @@ class Synthesizer {
 
  private:
   struct Slot;
+  struct Job;
   struct Memo;
-  Slot& slot(const Spec& spec);
-  const Frontier& solve_in_arena(const Spec& spec);
-  void compute(const Spec& spec, Frontier& out);
+  /// The memo entry of a canonical Spec (made idle when new), with the map's stable copy of the Spec.
+  std::pair<const Spec*, Slot*> entry(const Spec& spec);
+  /// Asks for entry `s` of Spec `key` on behalf of `parent` (nullptr: the root): true when it is done already;
+  /// otherwise `parent` is told when it is (and the first asker starts it).
+  bool request(const Spec* key, Slot& s, Job* parent);
+  /// Starts solving: the table's answer, or the Job that asks for every child.
+  void begin(const Spec& spec, Slot& s);
+  /// Folds a Job whose children are all done into its entry's frontier.
+  void finish(Job* job);
+  /// Marks `s` done and starts every waiting Job whose last missing child it was.
+  void complete(Slot& s);
 
   Target target_;
   CostModel model_;
