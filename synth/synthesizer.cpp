@@ -6,10 +6,9 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <mutex>
 #include <span>
 #include <thread>
-
-#include <mutex>
 
 #include <oneapi/tbb/concurrent_unordered_map.h>
 #include <oneapi/tbb/task_arena.h>
