@@ -20,5 +20,7 @@ for s in "${list[@]}"; do
   "$kriek" emit "matmul ${m}x${k}x${n} f32" --name "$name" -o "$src/$name.c"
   "$kriek" emit "matmul ${m}x${k}x${n} f32 serial" --name "${name}_t1" -o "$src/${name}_t1.c"
 done
-cc -std=c11 -O3 -march=native -mprefer-vector-width=512 -fopenmp -fPIC -shared -Wall -Wextra -o "$out" "$src"/*.c
+# The ISA flags are the ones kriek compiles its own kernels with (`kriek target` prints them).
+read -ra isa_flags <<<"$("$kriek" target | sed -n 's/^C flags //p')"
+"${CC:-cc}" -std=c11 -O3 "${isa_flags[@]}" -fopenmp -fPIC -shared -Wall -Wextra -o "$out" "$src"/*.c
 echo "kriek-library: $out" >&2

@@ -1,6 +1,7 @@
 // `kriek spec check TEXT` and `kriek target`: parse, validate and print Specs; describe targets.
 #include <iostream>
 
+#include "codegen/vector_isa.h"
 #include "spec/error.h"
 #include "spec/text.h"
 #include "tools/command.h"
@@ -20,7 +21,10 @@ int run_spec(const std::vector<std::string>& raw) {
 int run_target(const std::vector<std::string>& raw) {
   const Args args = parse_args(raw, {"--target"}, {});
   if (!args.positional.empty()) user_error("kriek target takes no arguments, got '", args.positional[0], "'");
-  std::cout << named_target(args.get("--target") ? *args.get("--target") : "host");
+  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  std::cout << target << "C flags";
+  for (const std::string& f : codegen::isa_flags(target)) std::cout << ' ' << f;
+  std::cout << "\n";
   return 0;
 }
 

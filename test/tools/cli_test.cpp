@@ -37,7 +37,9 @@ TEST_CASE("kriek spec check of bad text exits 1 with one marked line", "[tools][
 TEST_CASE("kriek target reports the host", "[tools]") {
   const Result r = run_kriek("target");
   CHECK(r.status == 0);
-  CHECK_THAT(r.out, Contains("isa") && Contains("L1") && Contains("L2"));
+  CHECK_THAT(r.out, Contains("isa") && Contains("L1") && Contains("L2") && Contains("-way"));
+  CHECK_THAT(r.out, Contains("C flags -march=native"));
+  CHECK_THAT(run_kriek("target --target avx2").out, Contains("C flags -march=haswell"));
   CHECK(run_kriek("target --target nonsense").status == 1);
 }
 
