@@ -29,17 +29,13 @@ std::optional<Table> open_table_if_exists(const std::filesystem::path& path, con
 }
 
 std::optional<Table> open_default_table(const std::filesystem::path& path, const Target& target,
-                                        const CostModel& model, std::string& why_stale) {
-  why_stale.clear();
+                                        const CostModel& model, bool& stale) {
+  stale = false;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::nullopt;
   Table table = Table::open(path);
-  try {
-    table.check_compatible(target, model);
-  } catch (const UserError& e) {
-    why_stale = e.what();
-    return std::nullopt;
-  }
+  stale = !(table.identity() == TableIdentity::of(target, model));
+  if (stale) return std::nullopt;
   return table;
 }
 

@@ -23,11 +23,11 @@ std::optional<Table> open_table_if_exists(const std::filesystem::path& path, con
                                           const CostModel& model);
 
 /// The per-user default table (default_table_path): like open_table_if_exists, except that a table built by
-/// another kriek (cost model, vocabulary) or for other hardware is a stale cache, not an error: nullopt, with
-/// `why_stale` saying what differs, and the caller replaces the file when it saves (save_table's keep_existing
-/// false). A damaged file is still an error.
+/// another kriek (cost model, vocabulary) or for other hardware is a stale cache, not an error: nullopt with
+/// `stale` set, and the caller replaces the file when it saves (save_table's keep_existing false). A damaged
+/// file is still an error.
 std::optional<Table> open_default_table(const std::filesystem::path& path, const Target& target,
-                                        const CostModel& model, std::string& why_stale);
+                                        const CostModel& model, bool& stale);
 
 /// `kriek query`: prints the frontier of `spec` (up to `top_k` entries, 0 = all: cost, peak per level, action),
 /// marks the cheapest entry that fits `limits`, and prints its Impl rebuilt from the table. UserError when the

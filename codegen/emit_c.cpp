@@ -47,11 +47,7 @@ class Emitter {
 
  private:
   void node(const ImplNode& n, const std::vector<CView>& ops) {
-    KRIEK_ASSERT(ops.size() == n.spec.operands.size(), "node of ", n.spec.operands.size(), " operands given ",
-                 ops.size());
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      KRIEK_ASSERT(ops[i].shape == n.spec.operands[i].shape, "operand ", i, " view shape differs from its Spec");
-    }
+    check_operand_views(n, ops);
     std::visit(overloaded{[&](const Loop& l) { loop(n, l, ops); },
                           [&](const MoveOp& m) { move(n, m, ops); },
                           [&](const Block& b) {
@@ -118,14 +114,7 @@ class Emitter {
   };
 
   void loop(const ImplNode& n, const Loop& l, const std::vector<CView>& ops) {
-    LoopState s{&n, &l, &ops, std::vector<bool>(l.axes.size(), false), std::nullopt, 0, 0, {}, 0};
-    // A loop whose axis moves a register-held operand is unrolled: registers are named by constants.
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (ops[i].storage == Storage::memory) continue;
-      for (const DimMap& m : l.operands[i]) {
-        if (m.axis >= 0) s.unroll[static_cast<std::size_t>(m.axis)] = true;
-      }
-    }
+    LoopState s{&n, &l, &ops, unrolled_axes(n.spec, l), std::nullopt, 0, 0, {}, 0};
     const std::int64_t mark = ws_top_;
     w_.open("");
     if (l.window) {
@@ -213,13 +202,7 @@ class Emitter {
     for (std::size_t i = 0; i < ops.size(); ++i) {
       Coord origin = zeros(ops[i].rank());
       Shape shape = ops[i].shape;
-      for (std::size_t d = 0; d < l.operands[i].size(); ++d) {
-        const DimMap& m = l.operands[i][d];
-        if (m.axis < 0) continue;
-        const auto a = static_cast<std::size_t>(m.axis);
-        origin[d] = s.trip[a] * l.axes[a].tile;
-        shape[d] = ((s.mask >> a) & 1u ? l.axes[a].remainder() : l.axes[a].tile) + m.halo;
-      }
+      loop_tile(l, i, s.trip, s.mask, origin, shape);
       if (s.window && i == l.window->operand) {
         inner.push_back(advance_window(s, ops[i].sub(origin, shape)));
       } else {

@@ -2,6 +2,7 @@
 #include "impl/cost.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "spec/error.h"
 #include "spec/overloaded.h"
@@ -20,6 +21,11 @@ std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
 }
 
 Cost access(const CostModel& m, const TensorSpec& t) { return m.element_access[static_cast<std::size_t>(t.level)]; }
+
+/// Elements of `d` per vector register (1 on scalar targets, so vector counts stay defined).
+std::int64_t vector_width(const Target& target, Dtype d) {
+  return std::max<std::int64_t>(1, target.vector_elements(d));
+}
 
 /// Lines a kernel streams in from `t` when it reads it beyond L1 (0 from L1 and registers).
 Cost stream_cost(const CostModel& m, const TensorSpec& t) {
@@ -66,11 +72,13 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     case KernelKind::dot_fma: {
       // k/vs FMAs, each with two loads, in `dot_chains` independent chains, then the chains and the lanes summed
       // (a few vector ops) into the output; operands beyond L1 stream their lines beside the ports.
-      const std::int64_t vs = std::max<std::int64_t>(1, target.vector_elements(out.dtype));
+      const std::int64_t vs = vector_width(target, out.dtype);
       const Cost fmas = static_cast<Cost>(spec.input(0).elements() / vs);
       const Cost chains = static_cast<Cost>(dot_chains(spec.input(0).elements() / vs));
       const Cost stream = stream_cost(m, spec.input(0)) + stream_cost(m, spec.input(1));
-      const Cost reduce = (chains - 1 + 4) * m.vector_op + m.scalar_op;
+      // chains - 1 adds, then log2(vs) steps across the lanes, then the scalar add into the output.
+      const Cost lane_steps = static_cast<Cost>(std::bit_width(static_cast<std::uint64_t>(vs)) - 1);
+      const Cost reduce = (chains - 1 + lane_steps) * m.vector_op + m.scalar_op;
       return std::max({fmas * m.vector_fma, 2 * fmas * m.vector_load, stream, (fmas + chains - 1) / chains * m.fma_latency}) +
              reduce;
     }
@@ -80,7 +88,7 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       // two (and at least one FMA latency). The rhs loads are counted here even when the row was loaded once for
       // several calls, so a register load from L1 (vec_load) costs nothing of its own; the rhs may also be read
       // from memory by the kernel itself.
-      const std::int64_t vs = std::max<std::int64_t>(1, target.vector_elements(out.dtype));
+      const std::int64_t vs = vector_width(target, out.dtype);
       const Cost fmas = static_cast<Cost>(out.elements() / vs);
       const Cost rows = static_cast<Cost>(spec.input(0).elements());
       const Cost rhs_loads = static_cast<Cost>(spec.input(1).elements() / vs);
@@ -100,8 +108,7 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
 std::int64_t scratch_registers(KernelKind k, const Spec& spec, const Target& target) {
   if (k != KernelKind::bcast_fma) return 0;
   const TensorSpec& rhs = spec.input(1);
-  const std::int64_t vs = std::max<std::int64_t>(1, target.vector_elements(rhs.dtype));
-  return 1 + (rhs.level == Level::VRF ? 0 : rhs.elements() / vs);
+  return 1 + (rhs.level == Level::VRF ? 0 : rhs.elements() / vector_width(target, rhs.dtype));
 }
 
 /// Iterations of a loop that run the body of boundary pattern `mask`.
@@ -121,15 +128,8 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   for (const LoopAxis& a : loop.axes) trips *= static_cast<Cost>(a.trips());
   const Cost ways = loop.parallel ? std::min<Cost>(m.cores, trips) : 1;
   for (std::uint32_t mask : loop.body_masks) nc.weights.push_back((mask_count(loop, mask) + ways - 1) / ways);
-  // Axes that step through a register-held operand are unrolled by the code generator (registers are named by
-  // constants) and cost no iterations; the others pay loop_iteration per iteration of their nest.
-  std::vector<bool> unrolled(loop.axes.size(), false);
-  for (std::size_t i = 0; i < loop.operands.size() && i < spec.operands.size(); ++i) {
-    if (!is_register_level(spec.operands[i].level)) continue;
-    for (const DimMap& d : loop.operands[i]) {
-      if (d.axis >= 0) unrolled[static_cast<std::size_t>(d.axis)] = true;
-    }
-  }
+  // Unrolled axes (unrolled_axes) cost no iterations; the others pay loop_iteration per iteration of their nest.
+  const std::vector<bool> unrolled = unrolled_axes(spec, loop);
   Cost iterations = 1;
   bool any_rolled = false;
   for (std::size_t a = 0; a < loop.axes.size(); ++a) {

@@ -176,11 +176,7 @@ class Interpreter {
   explicit Interpreter(InterpretStats& stats) : stats_(stats) {}
 
   void run(const ImplNode& n, const std::vector<View>& ops) {
-    KRIEK_ASSERT(ops.size() == n.spec.operands.size(), "node of ", n.spec.operands.size(), " operands given ",
-                 ops.size());
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      KRIEK_ASSERT(ops[i].shape == n.spec.operands[i].shape, "operand ", i, " view shape differs from its Spec");
-    }
+    check_operand_views(n, ops);
     std::visit(overloaded{[&](const Loop& l) { loop(n, l, ops); },
                           [&](const MoveOp& m) { move(n, m, ops); },
                           [&](const Block& b) {
@@ -214,13 +210,7 @@ class Interpreter {
       std::vector<View> inner;
       for (std::size_t i = 0; i < ops.size(); ++i) {
         Shape origin(ops[i].rank(), 0), shape = ops[i].shape;
-        for (std::size_t d = 0; d < l.operands[i].size(); ++d) {
-          const DimMap& m = l.operands[i][d];
-          if (m.axis < 0) continue;
-          const auto a = static_cast<std::size_t>(m.axis);
-          origin[d] = trip[a] * l.axes[a].tile;
-          shape[d] = ((mask >> a) & 1u ? l.axes[a].remainder() : l.axes[a].tile) + m.halo;
-        }
+        loop_tile(l, i, trip, mask, origin, shape);
         if (window && i == l.window->operand) {
           inner.push_back(window->advance(ops[i], origin, shape, stats_));
         } else {

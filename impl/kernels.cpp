@@ -126,8 +126,7 @@ Why bcast_fma_rules(const Spec& s, const Target& t) {
 Why dense_run(const Spec& s, std::size_t i) {
   const TensorSpec& t = s.operands[i];
   if (!is_memory(t.level)) return fail(name(s, i), " is not in memory (GL, L2 or L1)");
-  const bool ordered = t.layout.same_placement(Layout::row_major(), t.shape);
-  if (!(is_unit_stride_run(t.shape, t.layout) || (t.contiguous && ordered))) {
+  if (t.runs() != 1 || !t.layout.same_placement(Layout::row_major(), t.shape)) {
     return fail(name(s, i), " is not one dense run (", layout_text(t.layout), t.contiguous ? "" : ", strided", ")");
   }
   return std::nullopt;

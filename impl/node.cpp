@@ -32,6 +32,17 @@ Op stages_op(const Compose& c, std::size_t begin, std::size_t end) {
 
 }  // namespace
 
+std::vector<bool> unrolled_axes(const Spec& spec, const Loop& loop) {
+  std::vector<bool> unrolled(loop.axes.size(), false);
+  for (std::size_t i = 0; i < loop.operands.size() && i < spec.operands.size(); ++i) {
+    if (!is_register_level(spec.operands[i].level)) continue;
+    for (const DimMap& d : loop.operands[i]) {
+      if (d.axis >= 0) unrolled[static_cast<std::size_t>(d.axis)] = true;
+    }
+  }
+  return unrolled;
+}
+
 std::vector<std::uint32_t> loop_body_masks(const std::vector<LoopAxis>& axes) {
   std::uint32_t partial = 0;
   for (std::size_t a = 0; a < axes.size(); ++a) {

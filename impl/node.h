@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "impl/kernel.h"
+#include "spec/error.h"
 #include "spec/spec.h"
 
 namespace kriek {
@@ -141,6 +142,35 @@ std::pair<std::vector<V>, std::vector<V>> pipeline_operands(const ImplNode& n, c
   tail.insert(tail.end(), ops.begin() + head_inputs, ops.end());
   return {std::move(head), std::move(tail)};
 }
+
+/// Requires (KRIEK_ASSERT) one operand view per operand of `n`'s Spec, each of its shape: what every walker
+/// checks on entering a node.
+template <class V>
+void check_operand_views(const ImplNode& n, const std::vector<V>& ops) {
+  KRIEK_ASSERT(ops.size() == n.spec.operands.size(), "node of ", n.spec.operands.size(), " operands given ",
+               ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    KRIEK_ASSERT(ops[i].shape == n.spec.operands[i].shape, "operand ", i, " view shape differs from its Spec");
+  }
+}
+
+/// The tile of operand `i` in the body of boundary pattern `mask` at iteration `trip` (one index per axis;
+/// integers, or symbolic indices for the code generator): its origin within the operand and its shape.
+template <class Index>
+void loop_tile(const Loop& loop, std::size_t i, const std::vector<Index>& trip, std::uint32_t mask,
+               std::vector<Index>& origin, Shape& shape) {
+  for (std::size_t d = 0; d < loop.operands[i].size(); ++d) {
+    const DimMap& m = loop.operands[i][d];
+    if (m.axis < 0) continue;
+    const auto a = static_cast<std::size_t>(m.axis);
+    origin[d] = trip[a] * loop.axes[a].tile;
+    shape[d] = ((mask >> a) & 1u ? loop.axes[a].remainder() : loop.axes[a].tile) + m.halo;
+  }
+}
+
+/// The axes of `loop` (over operands of `spec`) that step through a register-held operand (VRF or RF): the code
+/// generator unrolls them, since registers are named by constants, and the cost model charges them no iterations.
+std::vector<bool> unrolled_axes(const Spec& spec, const Loop& loop);
 
 // --- Factories. Each checks its invariants (KRIEK_ASSERT) including that child i implements the expected Spec.
 

@@ -34,7 +34,6 @@ struct Synthesizer::Slot {
 /// asks for every child first and folds once the last of them is done (`remaining` counts the missing ones plus
 /// a guard held while asking), so no task ever blocks waiting for another.
 struct Synthesizer::Job {
-  const Spec* spec = nullptr;
   Slot* slot = nullptr;
   std::vector<Action> actions;
   std::vector<NodeCost> costs;
@@ -157,17 +156,17 @@ Synthesizer::~Synthesizer() = default;
 
 int Synthesizer::threads() const { return memo_->arena->max_concurrency(); }
 
-std::pair<const Spec*, Synthesizer::Slot*> Synthesizer::entry(const Spec& spec) {
-  KRIEK_ASSERT(!options_.canonical || is_canonical(spec), "memo keys are canonical Specs");
+std::pair<const Spec*, Synthesizer::Slot*> Synthesizer::entry(const Spec& asked) {
+  std::optional<Spec> canonical;
+  if (options_.canonical && !is_canonical(asked)) canonical = canonical_spec(asked);
+  const Spec& spec = canonical ? *canonical : asked;
   auto it = memo_->map.find(spec);
   if (it == memo_->map.end()) it = memo_->map.emplace(spec, std::make_unique<Slot>()).first;
   return {&it->first, it->second.get()};
 }
 
-const Frontier& Synthesizer::solve(const Spec& asked) {
-  std::optional<Spec> canonical;
-  if (options_.canonical && !is_canonical(asked)) canonical = canonical_spec(asked);
-  const auto [key, slot] = entry(canonical ? *canonical : asked);
+const Frontier& Synthesizer::solve(const Spec& spec) {
+  const auto [key, slot] = entry(spec);
   if (slot->ready.load(std::memory_order_acquire)) return slot->frontier;
   std::lock_guard lock(memo_->solving);
   memo_->arena->execute([&, key = key, slot = slot] {
@@ -207,7 +206,6 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
     }
   }
   auto job = std::make_unique<Job>();
-  job->spec = &spec;
   job->slot = &s;
   job->actions = enumerate_actions(spec, target_);
   // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
@@ -224,7 +222,7 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
     if (!job->costs[a].own.fits(capacity_)) continue;
     std::vector<Slot*>& kids = job->children[a].emplace();
     for (const Spec& c : ex->children) {
-      const auto e = options_.canonical && !is_canonical(c) ? entry(canonical_spec(c)) : entry(c);
+      const auto e = entry(c);
       kids.push_back(e.second);
       asks.push_back(e);
     }
@@ -274,7 +272,7 @@ const Frontier* Synthesizer::find(const Spec& spec) const {
 }
 
 void Synthesizer::preload(const Spec& spec, Frontier frontier) {
-  Slot& s = *entry(options_.canonical ? canonical_spec(spec) : spec).second;
+  Slot& s = *entry(spec).second;
   {
     std::lock_guard lock(s.mutex);
     if (s.state != Slot::State::idle) return;

@@ -71,7 +71,7 @@ class Synthesizer {
   struct Slot;
   struct Job;
   struct Memo;
-  /// The memo entry of a canonical Spec (made idle when new), with the map's stable copy of the Spec.
+  /// The memo entry of `spec`'s canonical form (made idle when new), with the map's stable copy of the key.
   std::pair<const Spec*, Slot*> entry(const Spec& spec);
   /// Asks for entry `s` of Spec `key` on behalf of `parent` (nullptr: the root): true when it is done already;
   /// otherwise `parent` is told when it is (and the first asker starts it).

@@ -72,12 +72,10 @@ Synthesis synthesize(const std::string& text, const Args& args) {
       s.table = open_table_if_exists(*s.table_path, target, s.synth->model());
     } else {
       s.table_path = default_table_path(target);
-      std::string why_stale;
-      s.table = open_default_table(*s.table_path, target, s.synth->model(), why_stale);
-      if (!why_stale.empty()) {
+      s.table = open_default_table(*s.table_path, target, s.synth->model(), s.replace_table);
+      if (s.replace_table) {
         std::cerr << "kriek: note: the default DP table " << s.table_path->string()
                   << " is stale (built by another kriek or for other hardware); it will be replaced\n";
-        s.replace_table = true;
       }
     }
   }
