@@ -177,6 +177,7 @@ NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, c
 
 CostModel CostModel::for_target(const Target& target) {
   CostModel m;
+  m.cores = static_cast<std::uint32_t>(target.cores);
   if (target.isa == Isa::scalar) m.vector_fma = m.vector_load = m.vector_store = m.vector_op = 0;
   return m;
 }

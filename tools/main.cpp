@@ -10,7 +10,10 @@ namespace kriek::tools {
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"spec", "kriek spec check TEXT [--target T]", "parse and validate a Spec, print its long form", run_spec},
-      {"target", "kriek target [--target T]", "print a target: ISA, levels, capacities, vector widths", run_target},
+      {"target", "kriek target [--target T] | --dump-cpuid | --from-cpuid FILE",
+       "print a target: ISA, levels, capacities, ways, vector widths, cores and detection notes; --dump-cpuid "
+       "records this machine's CPUID leaves, --from-cpuid shows what detection makes of a recorded dump",
+       run_target},
       {"synth",
        "kriek synth SPEC [--target T] [--memory L1=32K,...] [--threads N] [--frontier] [--graph FILE] "
        "[--table FILE | --no-table]",
