@@ -27,6 +27,7 @@ int run_query(const std::vector<std::string>& args);
 int run_table(const std::vector<std::string>& args);
 int run_repl_command(const std::vector<std::string>& args);
 int run_script(const std::vector<std::string>& args);
+int run_library(const std::vector<std::string>& args);
 
 /// Reads `--flag VALUE` pairs and positional arguments; a flag not in `flags` is a UserError naming it.
 struct Args {

@@ -28,6 +28,12 @@ const std::vector<Command>& commands() {
        "the best Impl and frontier of a Spec from the persisted DP table alone", run_query},
       {"table", "kriek table stats FILE | merge IN... -o OUT | export FILE",
        "inspect, combine and export DP tables", run_table},
+      {"library",
+       "kriek library LIST -o DIR [--name NAME] [--keep-going] [--shard I/N] [--backend c] [--target T] "
+       "[--memory ...] [--threads N] [--table FILE | --no-table]",
+       "a kernel library from a list of Specs: header, shared and static libraries, CMake and pkg-config files, "
+       "manifest; every kernel verified; only changed kernels recompiled",
+       run_library},
       {"repl", "kriek repl [--target T]", "schedule by hand, with the DP completing holes (see README)",
        run_repl_command},
       {"script", "kriek script FILE [--target T]", "replay a REPL script; stops at the first failing line",

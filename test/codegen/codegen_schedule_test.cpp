@@ -171,7 +171,7 @@ TEST_CASE("compiler and loader failures report the message and keep the source",
   }
   CompileOptions missing;
   missing.compiler = "/nonexistent/cc";
-  CHECK_THROWS_WITH(compile_and_load(CSource{"void f(float *o) { o[0] = 1; }\n", "f", 0, false}, target, dir.path, missing),
+  CHECK_THROWS_WITH(compile_and_load(CSource{"void f(float *o) { o[0] = 1; }\n", "f", 0, false, {}}, target, dir.path, missing),
                     Contains("cannot run '/nonexistent/cc'"));
   CSource fine{"void kriek_fine(float *out) { out[0] = 1.0f; }\n", "kriek_fine", 0, false};
   const auto library = compile_library({fine}, target, dir.path, "lib");
