@@ -1,14 +1,19 @@
 // `kriek library LIST -o DIR`: a kernel library from a list of Specs (see tools/library.h); `--shard I/N`
 // synthesizes only every N-th Spec starting at I into the DP table, for batch systems that run independent jobs
-// whose tables `kriek table merge` combines before the final build.
+// whose tables `kriek table merge` combines before the final build; under `mpirun -n N` the ranks do the same
+// and rank 0 merges and builds.
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
+#include "cache/commands.h"
+#include "cache/table_tools.h"
+#include "codegen/compile.h"
 #include "spec/error.h"
 #include "spec/text.h"
 #include "tools/library.h"
+#include "tools/mpi_session.h"
 #include "tools/synthesis.h"
 
 namespace kriek::tools {
@@ -22,6 +27,58 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
     user_error("--shard '", text, "' is not I/N with 0 <= I < N");
   }
   return {index, count};
+}
+
+/// The Args with `--table` set to `table` (and no --no-table).
+Args with_table(const Args& args, const std::string& table) {
+  Args out = args;
+  std::erase_if(out.flags, [](const auto& f) { return f.first == "--table" || f.first == "--no-table"; });
+  out.flags.emplace_back("--table", table);
+  return out;
+}
+
+/// Synthesizes `entries` into the table named in `args`, one line per Spec on stdout.
+void synthesize_all(const std::vector<LibraryEntry>& entries, const Args& args) {
+  for (const LibraryEntry& e : entries) {
+    Synthesis s = synthesize(e.spec_text, args);
+    std::cout << e.symbol << ": " << s.stats_line() << "\n";
+    s.save_table();
+  }
+}
+
+/// Under mpirun: rank r synthesizes shard r/N into a table of its own (its own process, so its own TBB arena),
+/// rank 0 merges them into the library's table; returns the Args rank 0 builds with (every Spec then cached),
+/// or nullopt on the other ranks.
+std::optional<Args> synthesize_over_ranks(const MpiSession& mpi, const std::vector<LibraryEntry>& entries,
+                                          const Args& args, const Target& target) {
+  namespace fs = std::filesystem;
+  const fs::path dir = mpi.broadcast(mpi.rank() == 0 ? codegen::make_temp_dir().string() : "");
+  std::string merged;
+  if (const auto* t = args.get("--table")) merged = *t;
+  else if (args.has("--no-table")) merged = (dir / "merged.table").string();
+  else merged = default_table_path(target).string();
+  const fs::path mine = dir / ("rank" + std::to_string(mpi.rank()) + ".table");
+  bool ok = true;
+  try {
+    if (fs::exists(merged)) fs::copy_file(merged, mine);  // start from what the table knows
+    synthesize_all(shard_of(entries, static_cast<std::size_t>(mpi.rank()), static_cast<std::size_t>(mpi.size())),
+                   with_table(args, mine.string()));
+  } catch (const UserError& e) {
+    std::cerr << "kriek: error: rank " << mpi.rank() << ": " << e.what() << "\n";
+    ok = false;
+  }
+  if (!mpi.barrier(ok)) {
+    if (mpi.rank() == 0) user_error("a rank failed to synthesize its share (see its message above)");
+    return std::nullopt;
+  }
+  if (mpi.rank() != 0) return std::nullopt;
+  std::vector<fs::path> tables;
+  for (int r = 0; r < mpi.size(); ++r) tables.push_back(dir / ("rank" + std::to_string(r) + ".table"));
+  merge_tables(tables, merged);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  std::cerr << "kriek: merged the tables of " << mpi.size() << " ranks into " << merged << "\n";
+  return with_table(args, merged);
 }
 
 }  // namespace
@@ -47,12 +104,7 @@ int run_library(const std::vector<std::string>& raw) {
   if (const auto* shard = args.get("--shard")) {
     const auto [index, count] = parse_shard(*shard);
     const auto mine = shard_of(entries, index, count);
-    for (const LibraryEntry& e : mine) {
-      Synthesis s = synthesize(e.spec_text, args);
-      std::cout << e.symbol << ": " << s.stats_line() << "\n";
-      const std::string saved = s.save_table();
-      if (&e == &mine.back() && !saved.empty()) std::cout << saved << "\n";
-    }
+    synthesize_all(mine, args);
     std::cout << "shard " << index << "/" << count << ": " << mine.size() << " of " << entries.size()
               << " Specs synthesized; merge the shards' tables with kriek table merge, then build with "
                  "kriek library --table MERGED\n";
@@ -73,7 +125,14 @@ int run_library(const std::vector<std::string>& raw) {
   }
   if (!is_c_identifier(options.name)) user_error("--name '", options.name, "' is not a C identifier");
 
-  const LibraryReport report = build_library(entries, args, options, std::cerr);
+  MpiSession mpi;
+  Args build_args = args;
+  if (mpi.size() > 1) {
+    auto merged = synthesize_over_ranks(mpi, entries, args, target);
+    if (!merged) return 0;
+    build_args = *merged;
+  }
+  const LibraryReport report = build_library(entries, build_args, options, std::cerr);
   for (const auto& [e, why] : report.failed) {
     std::cerr << "kriek: skipped " << list_file << ":" << e.line << " (" << e.symbol << "): " << why << "\n";
   }

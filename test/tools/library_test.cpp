@@ -148,6 +148,33 @@ TEST_CASE("kriek library shards merge into the table a single run builds", "[too
   CHECK(read(dir.path / "lib/src/mm.c") == read(dir.path / "lib1/src/mm.c"));
 }
 
+TEST_CASE("mpirun -n 2 kriek library equals a single-process build", "[tools][library][mpi]") {
+  if (run("command -v mpirun").status != 0) {
+    WARN("mpirun is not installed: skipped");
+    return;
+  }
+  TempDir dir;
+  const fs::path list = dir.path / "kernels.txt";
+  write(list, kList);
+  const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -n 2 --oversubscribe ";
+  const Result ranks = run(mpirun + KRIEK_BINARY + " library " + list.string() + " -o " + (dir.path / "mpi").string() +
+                           " --threads 1 --table " + (dir.path / "mpi.table").string());
+  INFO(ranks.out);
+  REQUIRE(ranks.status == 0);
+  CHECK_THAT(ranks.out, Contains("merged the tables of 2 ranks"));
+  const Result single = kriek_cmd("library " + list.string() + " -o " + (dir.path / "one").string() +
+                                  " --threads 1 --table " + (dir.path / "one.table").string());
+  REQUIRE(single.status == 0);
+  CHECK(read(dir.path / "mpi/include/kernels.h") == read(dir.path / "one/include/kernels.h"));
+  for (const char* k : {"mm", "relu_rows", "rowsum"}) {
+    CHECK(read(dir.path / "mpi/src" / (std::string(k) + ".c")) == read(dir.path / "one/src" / (std::string(k) + ".c")));
+  }
+  // The merged table holds what the single run's table holds.
+  const std::string sorted = " | sort";
+  CHECK(run(std::string(KRIEK_BINARY) + " table export " + (dir.path / "mpi.table").string() + sorted).out ==
+        run(std::string(KRIEK_BINARY) + " table export " + (dir.path / "one.table").string() + sorted).out);
+}
+
 TEST_CASE("a C and a C++ program use the library through its CMake package", "[tools][library][consumer]") {
   TempDir dir;
   write(dir.path / "kernels.txt", kList);
