@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "spec/error.h"
+#include "spec/stable_hash.h"
 #include "spec/target.h"
 
 namespace kriek {
@@ -30,28 +31,16 @@ int Target::level_index(Level l) const {
 }
 
 std::uint64_t Target::fingerprint() const {
-  // FNV-1a over every parameter: stable across builds and machines (unlike std::hash or boost::hash).
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&](std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
-  for (char c : name) mix(static_cast<unsigned char>(c));
-  mix(static_cast<std::uint64_t>(isa));
+  StableHasher h;
+  h.add(name).add(static_cast<std::uint64_t>(isa));
   for (const auto& l : levels) {
-    mix(static_cast<std::uint64_t>(l.level));
-    mix(static_cast<std::uint64_t>(l.capacity));
-    mix(static_cast<std::uint64_t>(l.line_bytes));
-    mix(l.addressed);
-    mix(static_cast<std::uint64_t>(l.ways));
+    h.add(static_cast<std::uint64_t>(l.level)).add(static_cast<std::uint64_t>(l.capacity));
+    h.add(static_cast<std::uint64_t>(l.line_bytes)).add(l.addressed).add(static_cast<std::uint64_t>(l.ways));
   }
-  mix(static_cast<std::uint64_t>(cores));
-  mix(static_cast<std::uint64_t>(vector_bytes));
-  mix(static_cast<std::uint64_t>(vector_registers));
-  mix(static_cast<std::uint64_t>(scalar_registers));
-  return h;
+  h.add(static_cast<std::uint64_t>(cores));
+  h.add(static_cast<std::uint64_t>(vector_bytes)).add(static_cast<std::uint64_t>(vector_registers));
+  h.add(static_cast<std::uint64_t>(scalar_registers));
+  return h.value();
 }
 
 Target make_target(Isa isa, std::int64_t l1_bytes, std::int64_t l2_bytes, std::int32_t l1_ways,

@@ -7,7 +7,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "cache/commands.h"
 #include "cache/table_tools.h"
 #include "codegen/compile.h"
 #include "spec/error.h"

@@ -10,7 +10,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "cache/stable_hash.h"
+#include "spec/stable_hash.h"
 #include "codegen/compile.h"
 #include "codegen/measure.h"
 #include "codegen/vector_isa.h"

@@ -15,6 +15,7 @@
 
 #include "support/golden.h"
 #include "support/run_command.h"
+#include "support/temp_dir.h"
 
 using Catch::Matchers::Contains;
 
@@ -24,8 +25,14 @@ using Result = kriek::testing::CommandResult;
 
 Result shell(const std::string& command) { return kriek::testing::run_command(command); }
 
+/// Scripts and saved sessions live here for the whole test run, never in the source tree.
+const kriek::testing::TempDir& scratch() {
+  static const kriek::testing::TempDir dir;
+  return dir;
+}
+
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/build/" + name;
+  const std::string path = (scratch() / name).string();
   std::ofstream(path) << text;
   return path;
 }
@@ -90,7 +97,7 @@ TEST_CASE("repl: errors name the line and the problem, and leave the session unc
 }
 
 TEST_CASE("repl: undo and redo walk the history; save writes a replayable script", "[tools][repl]") {
-  const std::string saved = std::string(KRIEK_SOURCE_DIR) + "/build/saved.kriek";
+  const std::string saved = (scratch() / "saved.kriek").string();
   const Result r = script("undo.kriek", "spec matmul 8x8x8 f32\ntile_out 4 4\nsplit 2\nundo\nundo\nredo\n"
                                         "tile_out 2 2\nredo\n");
   CHECK(r.status == 1);  // the last redo has nothing to redo: tile_out 2 2 dropped the undone split
