@@ -239,6 +239,18 @@ void archive_static_library(const std::vector<std::filesystem::path>& objects, c
   std::filesystem::remove(library.string() + ".log");
 }
 
+bool host_runs(const Target& target) {
+  auto rank = [](Isa isa) {
+    switch (isa) {
+      case Isa::scalar: return 0;
+      case Isa::avx2: return 1;
+      case Isa::avx512: return 2;
+    }
+    return 3;
+  };
+  return rank(target.isa) <= rank(host_target().isa);
+}
+
 std::filesystem::path make_temp_dir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/kriek-XXXXXX";

@@ -80,6 +80,9 @@ void link_shared_library(const std::vector<std::filesystem::path>& objects, bool
 /// Archives `objects` into the static library `library` (`ar`, or $AR).
 void archive_static_library(const std::vector<std::filesystem::path>& objects, const std::filesystem::path& library);
 
+/// True when this machine can execute code compiled for `target` (its ISA is no wider than the host's).
+bool host_runs(const Target& target);
+
 /// A fresh private directory under $TMPDIR (or /tmp) named kriek-XXXXXX.
 std::filesystem::path make_temp_dir();
 
