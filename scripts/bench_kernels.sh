@@ -83,7 +83,7 @@ variants=(
   "peer_openblas|OPENBLAS_CORETYPE=SkylakeX"
   "peer_blis|-u BLIS_ARCH_TYPE"
   "peer_blis|BLIS_ARCH_TYPE=0"
-  "peer_eigen|MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_MMAP_THRESHOLD_=1073741824"
+  "peer_eigen|"
   "peer_onednn|"
   "peer_xsmm|"
   "peer_naive|"
