@@ -187,7 +187,7 @@ void append_csv(const Options& o, const Problem& p, const Result& r) {
                "  LIST: comma-separated problems, each [NAME=]SIZE with SIZE one of\n"
                "    n | MxKxN | BxMxKxN          matmul (square, plain, batched)\n"
                "    NxHxWxC:FHxFWxF[:sS][:pP]    NHWC conv, FH x FW x C x F filters, stride S, zero padding P\n"
-               "  --list-kriek: print each problem's kriek kernel name and spec text (tab-separated), run nothing\n",
+               "  --list-kriek: print each problem's kriek kernel name, spec text and label (tab-separated), run nothing\n",
                argv0);
   std::exit(2);
 }
@@ -246,7 +246,8 @@ int main(int argc, char** argv) {
   using namespace bench;
   Options o = parse_options(argc, argv);
   if (o.list_kriek) {
-    for (const Problem& p : o.problems) std::printf("%s\t%s\n", p.kriek_symbol().c_str(), p.kriek_spec().c_str());
+    for (const Problem& p : o.problems)
+      std::printf("%s\t%s\t%s\n", p.kriek_symbol().c_str(), p.kriek_spec().c_str(), p.label().c_str());
     return 0;
   }
   // Libraries that allocate buffers inside every call (Eigen's packing, oneDNN's gemm:jit) would otherwise have

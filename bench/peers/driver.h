@@ -59,7 +59,7 @@ struct Options {
   std::string kriek_so, kriek_symbol;
   Problem kriek_problem;      // the one size the kriek kernel computes
   std::string kriek_lib;      // a library of kriek kernels, one per size, named by Problem::kriek_symbol()
-  bool list_kriek = false;    // print each problem's kriek symbol and spec text, run nothing
+  bool list_kriek = false;    // print each problem's kriek symbol, spec text and label, run nothing
 };
 
 /// The runners of this executable's library; defined once per peer executable.
