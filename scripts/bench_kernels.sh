@@ -45,7 +45,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-# Each entry of `variants`: executable|environment assignments (or -u NAME to unset); see step 4.
+# Each entry of `variants`: executable|environment assignments (or -u NAME to unset)[|CPU flag it needs]; see
+# step 4.
 case $suite in
   matmul)
     # Square sizes, odd shapes (issue 13), a matrix-vector and two skinny products, batched (B x M x K x N: BERT
@@ -56,9 +57,9 @@ case $suite in
     name=kernels
     variants=(
       "peer_openblas|-u OPENBLAS_CORETYPE"
-      "peer_openblas|OPENBLAS_CORETYPE=SkylakeX"
+      "peer_openblas|OPENBLAS_CORETYPE=SkylakeX|avx512f"
       "peer_blis|-u BLIS_ARCH_TYPE"
-      "peer_blis|BLIS_ARCH_TYPE=0"
+      "peer_blis|BLIS_ARCH_TYPE=0|avx512f"
       "peer_eigen|"
       "peer_onednn|"
       "peer_xsmm|"
@@ -146,8 +147,11 @@ IFS=, read -ra thread_list <<<"$threads"
 for t in "${thread_list[@]}"; do
   cpus=0; [ "$t" -gt 1 ] && cpus=0-$((t - 1))
   for v in "${variants[@]}"; do
-    exe=${v%%|*} envs=${v#*|}
+    IFS='|' read -r exe envs needs <<<"$v"
     if [ ! -x "$build/$exe" ]; then echo "bench: $exe not built, skipped"; continue; fi
+    if [ -n "$needs" ] && ! grep -qw "$needs" /proc/cpuinfo; then
+      echo "bench: $exe with $envs skipped: this CPU has no $needs"; continue
+    fi
     # shellcheck disable=SC2086  # $envs is a list of words for env(1)
     env $envs OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" BLIS_NUM_THREADS="$t" \
       taskset -c "$cpus" "$build/$exe" "${driver_flags[@]}" --threads "$t" --peak "$peak" --csv "$csv" \

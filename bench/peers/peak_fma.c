@@ -4,7 +4,6 @@
  * core's capability. Built with -O2 (each probe has its own target attribute); run pinned to one core.
  * Prints "peak_gflops_1core <value>" on the last line, which
  * scripts/bench_kernels.sh passes to the drivers so ratios are to the measured, not the nominal, peak. */
-#include <immintrin.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -17,41 +16,28 @@ static double now_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Runs `iters` iterations of 4 FMAs on each of the 12 chains; returns a sum so nothing is dead code. One copy per
- * vector width, each compiled for its ISA; main() calls the widest this CPU has. */
-__attribute__((target("avx512f"))) static float fma_chains_512(long iters, float seed) {
-  volatile float vx = 0.999999f, vy = 1e-7f;
-  __m512 x = _mm512_set1_ps(vx), y = _mm512_set1_ps(vy);
-  __m512 acc[CHAINS];
-  for (int c = 0; c < CHAINS; ++c) acc[c] = _mm512_set1_ps(seed + (float)c);
-  for (long i = 0; i < iters; ++i) {
-    for (int u = 0; u < 4; ++u) {
-#pragma GCC unroll 12
-      for (int c = 0; c < CHAINS; ++c) acc[c] = _mm512_fmadd_ps(acc[c], x, y);
-    }
+/* FMA_CHAINS(NAME, ISA, BYTES) defines NAME(iters, seed): `iters` iterations of 4 FMAs on each of the 12 chains
+ * of BYTES-wide vectors, compiled for ISA; it returns a sum so nothing is dead code. GNU C contracts a * x + y
+ * into one FMA instruction. One copy per vector width; main() calls the widest this CPU has. */
+#define FMA_CHAINS(NAME, ISA, BYTES)                                                  \
+  __attribute__((target(ISA))) static float NAME(long iters, float seed) {           \
+    typedef float vec __attribute__((vector_size(BYTES)));                           \
+    volatile float vx = 0.999999f, vy = 1e-7f;                                       \
+    const vec x = (vec){0} + vx, y = (vec){0} + vy;                                  \
+    vec acc[CHAINS];                                                                 \
+    for (int c = 0; c < CHAINS; ++c) acc[c] = (vec){0} + (seed + (float)c);         \
+    for (long i = 0; i < iters; ++i) {                                               \
+      for (int u = 0; u < 4; ++u) {                                                  \
+        _Pragma("GCC unroll 12") for (int c = 0; c < CHAINS; ++c) acc[c] = acc[c] * x + y; \
+      }                                                                              \
+    }                                                                                \
+    float sum = 0;                                                                   \
+    for (int c = 0; c < CHAINS; ++c)                                                 \
+      for (int l = 0; l < (int)(BYTES / sizeof(float)); ++l) sum += acc[c][l];       \
+    return sum;                                                                      \
   }
-  __m512 s = acc[0];
-  for (int c = 1; c < CHAINS; ++c) s = _mm512_add_ps(s, acc[c]);
-  return _mm512_reduce_add_ps(s);
-}
-
-__attribute__((target("avx2,fma"))) static float fma_chains_256(long iters, float seed) {
-  volatile float vx = 0.999999f, vy = 1e-7f;
-  __m256 x = _mm256_set1_ps(vx), y = _mm256_set1_ps(vy);
-  __m256 acc[CHAINS];
-  for (int c = 0; c < CHAINS; ++c) acc[c] = _mm256_set1_ps(seed + (float)c);
-  for (long i = 0; i < iters; ++i) {
-    for (int u = 0; u < 4; ++u) {
-#pragma GCC unroll 12
-      for (int c = 0; c < CHAINS; ++c) acc[c] = _mm256_fmadd_ps(acc[c], x, y);
-    }
-  }
-  __m256 s = acc[0];
-  for (int c = 1; c < CHAINS; ++c) s = _mm256_add_ps(s, acc[c]);
-  float lanes[8];
-  _mm256_storeu_ps(lanes, s);
-  return lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7];
-}
+FMA_CHAINS(fma_chains_512, "avx512f", 64)
+FMA_CHAINS(fma_chains_256, "avx2,fma", 32)
 
 static int avx512;
 static float fma_chains(long iters, float seed) {

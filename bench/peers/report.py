@@ -221,7 +221,9 @@ def plot(problems, cells, peak, png):
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(other))])
         ax.set_xticklabels(other, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("GFLOP/s (median)")
-        ax.set_title(f"{'non-square and batched matmuls' if square else 'problems'}, {threads} thread(s)")
+        convs = all(":" in problems[s] for s in other)
+        what = "NHWC f32 conv layers" if convs else "non-square and batched matmuls" if square else "matmuls"
+        ax.set_title(f"{what}, {threads} thread(s)")
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
