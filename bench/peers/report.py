@@ -119,12 +119,14 @@ def search_table(path, names):
             if r["status"] != "ok":
                 return f"{r['status']} ({r['search_s']} s, {r['peak_rss_mib']} MiB)"
             return f"{float(r['search_s']):.1f} s, {r['peak_rss_mib']} MiB, {r['specs_solved'] or '?'} Specs"
-        cells = [fmt(r) for r in by[s]] + [""] * (2 - len(by[s]))
+        cells = [fmt(r) for r in by[s]] + ["–"] * (2 - len(by[s]))
         body.append((s, cells[:2]))
     out += table("problem", ["parallel", "serial (_t1)"], body)
-    notes = {r["note"] for r in rows if r["note"] and r["status"] == "unsupported"}
+    notes = [r["note"] for r in rows if r["note"] and r["status"] == "unsupported"]
     if notes:
-        out.append("\nunsupported = kriek cannot state the problem yet: " + "; ".join(sorted(notes))[:400])
+        out.append(f"\nunsupported = kriek cannot state the problem yet ({len(notes)}; the first said: {notes[0]})")
+    out.append("timeout = no kernel within the limit; '–' = the serial kernel is not searched when the parallel one "
+               "failed")
     return out
 
 
