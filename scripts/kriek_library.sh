@@ -12,7 +12,10 @@
 # Exits 0 when it wrote OUT.so, 4 when no problem got a kernel (OUT.so removed), 2 on bad usage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-usage() { echo "usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]" >&2; exit 2; }
+usage() {
+  echo "usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]" >&2
+  exit 2
+}
 [ $# -ge 2 ] || usage
 problems=$1 out=$2; shift 2
 search_csv="" limit_s=300 mem_gib=4 cold=0
@@ -31,8 +34,8 @@ done
 kriek=$root/build/kriek
 src=$(mktemp -d "${TMPDIR:-/tmp}/kriek-lib-XXXXXX")
 trap 'rm -rf "$src"' EXIT
-[ -z "$search_csv" ] || [ -s "$search_csv" ] ||
-  echo "problem,symbol,spec,status,search_s,peak_rss_mib,specs_solved,time_limit_s,mem_limit_gib,table,note" >"$search_csv"
+header=problem,symbol,spec,status,search_s,peak_rss_mib,specs_solved,time_limit_s,mem_limit_gib,table,note
+[ -z "$search_csv" ] || [ -s "$search_csv" ] || echo "$header" >"$search_csv"
 
 # search LABEL SYMBOL SPEC TABLE_ARGS...: `kriek synth` under the limits, then `kriek emit` from the table it
 # saved. Appends one CSV row; returns 0 when SYMBOL.c was written.

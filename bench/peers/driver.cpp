@@ -1,5 +1,5 @@
 // The benchmark driver shared by every peer executable: parses the command line, makes identical inputs in
-// every process (fixed seed per size), and for each runner prepares once (untimed), warms up, times the median
+// every process (a fixed seed per problem), and for each runner prepares once (untimed), warms up, times the median
 // of repeated runs, and checks C against a double-precision reference. Prints a table; appends to a CSV.
 #include "driver.h"
 
@@ -165,14 +165,15 @@ void append_csv(const Options& o, const Problem& p, const Result& r) {
   if (std::ifstream in(o.csv); in && in.peek() != std::ifstream::traits_type::eof()) fresh = false;
   std::ofstream out(o.csv, std::ios::app);
   if (fresh)
-    out << "library,kernel,threads,op,problem,name,batch,M,K,N,gflops_median,gflops_min,gflops_max,pct_of_peak,peak_gflops_1core,"
-           "reps,calls_per_rep,max_rel_err,cpu_share,foreign_load,starved,attempts,status,excluded_from_timing,process\n";
+    out << "library,kernel,threads,op,problem,name,batch,M,K,N,gflops_median,gflops_min,gflops_max,pct_of_peak,"
+           "peak_gflops_1core,reps,calls_per_rep,max_rel_err,cpu_share,foreign_load,starved,attempts,status,"
+           "excluded_from_timing,process\n";
   double pct = o.peak_gflops > 0 ? 100.0 * r.median / (o.peak_gflops * o.threads) : 0.0;
   char buf[1024];
   std::snprintf(buf, sizeof buf, "%d,%s,%s,%s,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.1f,%.1f,%d,%d,%.3g,%.2f,%.2f,%d,%d,",
                 o.threads, p.op == Op::conv ? "conv" : "matmul", csv_field(p.text()).c_str(),
-                csv_field(p.name).c_str(), p.batch, p.M, p.K, p.N, r.median, r.lo, r.hi, pct, o.peak_gflops, o.reps, r.calls, r.err, r.cpu_share,
-                r.foreign_load, int(r.starved), r.attempts);
+                csv_field(p.name).c_str(), p.batch, p.M, p.K, p.N, r.median, r.lo, r.hi, pct, o.peak_gflops, o.reps,
+                r.calls, r.err, r.cpu_share, r.foreign_load, int(r.starved), r.attempts);
   out << csv_field(r.name) << ',' << csv_field(r.kernel) << ',' << buf << csv_field(r.status) << ','
       << csv_field(r.excluded) << ',' << csv_field(o.process) << '\n';
 }
@@ -187,7 +188,8 @@ void append_csv(const Options& o, const Problem& p, const Result& r) {
                "  LIST: comma-separated problems, each [NAME=]SIZE with SIZE one of\n"
                "    n | MxKxN | BxMxKxN          matmul (square, plain, batched)\n"
                "    NxHxWxC:FHxFWxF[:sS][:pP]    NHWC conv, FH x FW x C x F filters, stride S, zero padding P\n"
-               "  --list-kriek: print each problem's kriek kernel name, spec text and label (tab-separated), run nothing\n",
+               "  --list-kriek: print each problem's kriek kernel name, spec text and label (tab-separated),\n"
+               "    run nothing\n",
                argv0);
   std::exit(2);
 }
