@@ -44,8 +44,8 @@ void export_json_lines(const Table& table, std::ostream& out);
 /// and looking up each child's frontier. UserError when a Spec is missing or a decision no longer applies.
 ImplPtr reconstruct_from_table(const Table& table, const Spec& spec, std::size_t entry, const Target& target);
 
-/// Writes the union of the table at `path` (if any, unless `keep_existing` is false: then the file is replaced)
-/// and every frontier `visit_all` passes to its visitor, e.g.
+/// Adds every frontier `visit_all` passes to its visitor to the table at `path` as a new segment (unless
+/// `keep_existing` is false: then they replace the table), e.g.
 /// `save_table(path, target, model, [&](const auto& v) { synthesizer.for_each(v); })`.
 using FrontierVisitor = std::function<void(const Spec&, const Frontier&)>;
 WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,

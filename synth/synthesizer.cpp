@@ -25,6 +25,8 @@ struct Synthesizer::Slot {
   std::mutex mutex;
   enum class State : std::uint8_t { idle, started, done } state = State::idle;
   std::atomic<bool> ready{false};
+  /// Read from the table (or preloaded), not solved here: for_each skips it, so a save writes only new Specs.
+  bool loaded = false;
   /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
   std::vector<Job*> waiters;
   Frontier frontier;
@@ -200,6 +202,7 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
   if (table_) {
     if (std::optional<Frontier> stored = table_->lookup(spec)) {
       s.frontier = std::move(*stored);
+      s.loaded = true;
       stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
       complete(s);
       return;
@@ -279,6 +282,7 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
     s.state = Slot::State::started;
   }
   s.frontier = std::move(frontier);
+  s.loaded = true;
   stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(s.mutex);
   s.state = Slot::State::done;
@@ -287,7 +291,7 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
 
 void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
   for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire)) f(spec, s->frontier);
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, s->frontier);
   }
 }
 
