@@ -52,12 +52,7 @@ TEST_CASE("concurrent readers of one table see every Spec while a writer adds a 
 TEST_CASE("readers running during a compaction see every Spec", "[cache][tsan]") {
   test::TempDir dir;
   const auto path = dir / "t.table";
-  std::vector<test::SpecFrontier> all;
-  for (std::uint64_t part = 0; part < 5; ++part) {
-    const auto contents = test::random_contents(43 + part, part * 1000, 1000);
-    test::write_table(path, contents);
-    all.insert(all.end(), contents.begin(), contents.end());
-  }
+  const std::vector<test::SpecFrontier> all = test::write_segments(path, 43, 5, 1000);
   // Readers that open the table while it is compacted, too: they list the segments again when one vanishes.
   std::atomic<bool> done{false};
   std::atomic<int> reopened_found{0};

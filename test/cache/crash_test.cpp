@@ -111,12 +111,7 @@ TEST_CASE("a failed write leaves the old table readable and no temporary file", 
 TEST_CASE("SIGKILL during a compaction leaves every Spec readable", "[cache]") {
   test::TempDir dir;
   const auto path = dir / "t.table";
-  std::vector<test::SpecFrontier> all;
-  for (std::uint64_t part = 0; part < 4; ++part) {
-    const auto contents = test::random_contents(37 + part, part * 25000, 25000);
-    test::write_table(path, contents);
-    all.insert(all.end(), contents.begin(), contents.end());
-  }
+  const std::vector<test::SpecFrontier> all = test::write_segments(path, 37, 4, 25000);
   REQUIRE(test::segments(path).size() == 4);
   const bool killed = kill_mid_write(path, 1u << 20, [&] { compact_table(path); });
   INFO("the compaction finished before it could be killed; the machine is too fast for this test");

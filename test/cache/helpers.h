@@ -48,6 +48,18 @@ inline WriteSummary write_table(const std::filesystem::path& path, const std::ve
   return w.commit(keep_existing);
 }
 
+/// Writes `parts` segments of `per_part` distinct random Specs each (seeds from `seed`) to `path`; returns them all.
+inline std::vector<SpecFrontier> write_segments(const std::filesystem::path& path, std::uint64_t seed,
+                                                std::uint64_t parts, std::uint64_t per_part) {
+  std::vector<SpecFrontier> all;
+  for (std::uint64_t part = 0; part < parts; ++part) {
+    const auto contents = random_contents(seed + part, part * per_part, per_part);
+    write_table(path, contents);
+    all.insert(all.end(), contents.begin(), contents.end());
+  }
+  return all;
+}
+
 /// The segment files of the table at `path`, oldest first.
 inline std::vector<std::filesystem::path> segments(const std::filesystem::path& path) { return list_segments(path); }
 
