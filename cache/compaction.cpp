@@ -52,7 +52,7 @@ WrittenSegment fold(const std::filesystem::path& path, const Table& table, const
     sources.push_back(cursors.back().get());
   }
   std::unique_ptr<SegmentWriter> writer =
-      std::make_unique<SegmentWriter>(new_temp_path(path), segments[which[0]]->identity());
+      std::make_unique<SegmentWriter>(new_temp_path(path), segments[which[0]]->identity(), kFoldLevel);
   merge_records(sources, path.string(), [&](std::uint64_t hash, std::string_view record) {
     if (keep(hash)) writer->add(hash, record);
   });

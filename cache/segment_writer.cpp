@@ -21,9 +21,6 @@
 namespace kriek {
 namespace {
 
-/// zstd level of pages: level 6 packs real tables to about a fifth at about 100 MB/s.
-constexpr int kZstdLevel = 6;
-
 std::string header_bytes(const SegmentHeader& h) {
   std::ostringstream out(std::ios::binary);
   {
@@ -79,11 +76,11 @@ struct SegmentWriter::Out {
   std::vector<char> buffer;
 };
 
-SegmentWriter::SegmentWriter(std::filesystem::path temp, TableIdentity identity, std::uint64_t fail_after)
+SegmentWriter::SegmentWriter(std::filesystem::path temp, TableIdentity identity, int level, std::uint64_t fail_after)
     : temp_(std::move(temp)), identity_(std::move(identity)) {
   out_ = std::make_unique<Out>(temp_, fail_after);
   zstd_ = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(static_cast<ZSTD_CCtx*>(zstd_), ZSTD_c_compressionLevel, kZstdLevel);
+  ZSTD_CCtx_setParameter(static_cast<ZSTD_CCtx*>(zstd_), ZSTD_c_compressionLevel, level);
   ZSTD_CCtx_setParameter(static_cast<ZSTD_CCtx*>(zstd_), ZSTD_c_checksumFlag, 0);
   // Room for the prefix and header, written last: every header field but the name has a fixed width.
   SegmentHeader h;

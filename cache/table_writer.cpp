@@ -18,11 +18,11 @@ constexpr std::size_t kChunkBytes = std::size_t{8} << 20;
 }  // namespace
 
 WrittenSegment write_segment(const std::filesystem::path& table, const TableIdentity& identity,
-                             const std::vector<RecordSource*>& sources, bool even_if_empty,
+                             const std::vector<RecordSource*>& sources, bool even_if_empty, int level,
                              std::uint64_t fail_after_bytes) {
   std::unique_ptr<SegmentWriter> writer;
   const auto open = [&] {
-    if (!writer) writer = std::make_unique<SegmentWriter>(new_temp_path(table), identity, fail_after_bytes);
+    if (!writer) writer = std::make_unique<SegmentWriter>(new_temp_path(table), identity, level, fail_after_bytes);
   };
   merge_records(sources, table.string(), [&](std::uint64_t hash, std::string_view record) {
     open();
@@ -105,7 +105,8 @@ WriteSummary TableWriter::commit(bool keep_existing, std::uint64_t fail_after_by
       sources.push_back(cursors.back().get());
     }
   }
-  const WrittenSegment written = write_segment(path_, identity_, sources, !keep_existing, fail_after_bytes);
+  const WrittenSegment written = write_segment(path_, identity_, sources, !keep_existing,
+                                               keep_existing ? kSaveLevel : kFoldLevel, fail_after_bytes);
   for (const auto& file : replaced) {
     std::error_code ec;
     std::filesystem::remove(file, ec);

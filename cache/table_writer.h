@@ -68,10 +68,10 @@ struct WrittenSegment {
   std::uint64_t entries = 0;
   std::uint64_t bytes = 0;
 };
-/// Writes the merge of `sources` (merge_records) as a new segment of `table`, a table directory. Writes nothing
-/// when the sources are empty and `even_if_empty` is false.
+/// Writes the merge of `sources` (merge_records) as a new segment of `table`, a table directory, at zstd level
+/// `level` (segment_writer.h). Writes nothing when the sources are empty and `even_if_empty` is false.
 WrittenSegment write_segment(const std::filesystem::path& table, const TableIdentity& identity,
-                             const std::vector<RecordSource*>& sources, bool even_if_empty,
+                             const std::vector<RecordSource*>& sources, bool even_if_empty, int level,
                              std::uint64_t fail_after_bytes = 0);
 
 }  // namespace kriek

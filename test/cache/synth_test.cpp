@@ -92,7 +92,8 @@ TEST_CASE("merging two runs' tables equals the table of one run over both Spec s
   Synthesizer both(test::test_target(), test::test_model(), {1});
   both.solve(a);
   both.solve(b);
-  save(dir / "one.table", both);
+  save_table(dir / "one.table", both.target(), both.model(), [&](const FrontierVisitor& v) { both.for_each(v); },
+             /*keep_existing=*/false);  // a fold, as merge is (kFoldLevel)
   merge_tables({dir / "a.table", dir / "b.table"}, dir / "merged.table");
   CHECK(test::segment_body(dir / "merged.table") == test::segment_body(dir / "one.table"));
 }
