@@ -31,9 +31,10 @@ TableStats table_stats(const Table& table);
 /// Prints the identity and the statistics, one fact per line.
 void print_stats(std::ostream& out, const Table& table, const TableStats& stats);
 
-/// Writes the union of `inputs` to `output` (atomically, under its lock). Every input must have the same
-/// target, cost model and vocabulary, and Specs present in several inputs must have equal frontiers; otherwise
-/// UserError naming the files. The result equals the table one search over all the inputs' Specs would write.
+/// Writes the union of `inputs` as one segment replacing every segment of `output` (atomically, under its
+/// compaction lock). Every input must have the same target, cost model and vocabulary, and Specs present in
+/// several inputs must have equal frontiers; otherwise UserError naming the files. The segment equals the one a
+/// search over all the inputs' Specs would write with keep_existing false.
 WriteSummary merge_tables(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output);
 
 /// One JSON object per line and Spec: {"spec": text, "entries": [{"action", "cost", "peak": {level: bytes},
