@@ -39,7 +39,7 @@ void bench_synth(const std::filesystem::path& dir, std::int64_t n) {
   const CostModel model = CostModel::for_target(target);
   const Spec spec = matmul_spec(n);
   const auto path = dir / "synth.table";
-  std::filesystem::remove(path);
+  std::filesystem::remove_all(path);
 
   auto start = Clock::now();
   Synthesizer cold(target, model, {1});
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   try {
     std::filesystem::create_directories(dir);
     const auto path = dir / "bench.table";
-    std::filesystem::remove(path);
+    std::filesystem::remove_all(path);
     std::vector<Spec> probes;
     auto start = Clock::now();
     {
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       writer.commit(false);
     }
     const double build_s = seconds_since(start);
-    const auto bytes = std::filesystem::file_size(path);
+    const auto bytes = Table::open(path).file_bytes();
     std::cout << "table of " << entries << " specs: built in " << build_s << " s, " << bytes << " bytes, "
               << static_cast<double>(bytes) / static_cast<double>(entries) << " bytes per spec\n";
 
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
     std::cout << "full scan (stats, every checksum): " << seconds_since(start) << " s, " << stats.frontier_entries
               << " frontier entries\n";
     if (synth) bench_synth(dir, synth_size);
-    std::filesystem::remove(path);
+    std::filesystem::remove_all(path);
     return 0;
   } catch (const UserError& e) {
     std::cerr << "bench_table: error: " << e.what() << "\n";

@@ -1,7 +1,7 @@
-// Records: the Spec's bytes and the frontier's entries (action by tag, cost, peak per level, child entries).
+// Records: the Spec's bytes and the frontier's entries (action by tag, cost delta, peak per level, child entries),
+// varint-coded so that small numbers take one byte; pages of them are compressed by the segment writer.
 #include "cache/format.h"
 
-#include <cstring>
 #include <sstream>
 
 #include <cereal/archives/binary.hpp>
@@ -12,42 +12,46 @@
 namespace kriek {
 namespace {
 
-// Peaks: a byte with one bit per level that uses memory, then those levels' byte counts (most levels are 0).
-void save_peak(cereal::BinaryOutputArchive& ar, const MemoryUse& peak) {
-  std::uint8_t mask = 0;
-  for (int l = 0; l < kLevelCount; ++l) mask |= static_cast<std::uint8_t>(peak.bytes[l] != 0) << l;
-  ar(mask);
-  for (int l = 0; l < kLevelCount; ++l) {
-    if (mask >> l & 1) ar(peak.bytes[l]);
+std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
+std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1); }
+
+void write_varint(std::ostream& out, std::uint64_t v) {
+  std::string s;
+  put_varint(s, v);
+  out.write(s.data(), static_cast<std::streamsize>(s.size()));
+}
+
+std::uint64_t read_varint(std::istream& in) {
+  std::uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    const int c = in.get();
+    if (c == std::char_traits<char>::eof()) user_error("a table record ends inside a number");
+    v |= static_cast<std::uint64_t>(c & 0x7f) << shift;
+    if (!(c & 0x80)) return v;
   }
-}
-
-MemoryUse load_peak(cereal::BinaryInputArchive& ar) {
-  std::uint8_t mask = 0;
-  ar(mask);
-  MemoryUse peak;
-  for (int l = 0; l < kLevelCount; ++l) {
-    if (mask >> l & 1) ar(peak.bytes[l]);
-  }
-  return peak;
-}
-
-// Child entries: a count byte (an action makes few children), then u32 indices.
-void save_children(cereal::BinaryOutputArchive& ar, const std::vector<std::uint32_t>& children) {
-  KRIEK_ASSERT(children.size() < 256, "a decision with ", children.size(), " children");
-  ar(static_cast<std::uint8_t>(children.size()));
-  for (std::uint32_t c : children) ar(c);
-}
-
-std::vector<std::uint32_t> load_children(cereal::BinaryInputArchive& ar) {
-  std::uint8_t n = 0;
-  ar(n);
-  std::vector<std::uint32_t> children(n);
-  for (std::uint32_t& c : children) ar(c);
-  return children;
+  user_error("a table record holds a number longer than 64 bits");
 }
 
 }  // namespace
+
+void put_varint(std::string& out, std::uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+std::uint64_t get_varint(std::string_view bytes, std::size_t& at) {
+  std::uint64_t v = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (at >= bytes.size()) user_error("a table page ends inside a number");
+    const auto c = static_cast<unsigned char>(bytes[at++]);
+    v |= static_cast<std::uint64_t>(c & 0x7f) << shift;
+    if (!(c & 0x80)) return v;
+  }
+  user_error("a table page holds a number longer than 64 bits");
+}
 
 TableIdentity TableIdentity::of(const Target& target, const CostModel& model) {
   return {target.name, target.fingerprint(), model.version, model.fingerprint(), vocabulary_fingerprint()};
@@ -55,34 +59,42 @@ TableIdentity TableIdentity::of(const Target& target, const CostModel& model) {
 
 std::string encode_record(std::string_view spec, const Frontier& frontier) {
   std::ostringstream out(std::ios::binary);
-  const auto spec_length = static_cast<std::uint32_t>(spec.size());
-  out.write(reinterpret_cast<const char*>(&spec_length), 4);
+  write_varint(out, spec.size());
   out.write(spec.data(), static_cast<std::streamsize>(spec.size()));
+  write_varint(out, frontier.entries.size());
   {
+    // cereal writes straight to the stream, so varints and archived actions interleave.
     cereal::BinaryOutputArchive ar(out);
-    ar(static_cast<std::uint32_t>(frontier.entries.size()));
+    Cost previous = 0;
     for (const FrontierEntry& e : frontier.entries) {
       save_action(ar, e.action);
-      ar(e.cost);
-      save_peak(ar, e.peak);
-      save_children(ar, e.children);
+      write_varint(out, zigzag(static_cast<std::int64_t>(e.cost - previous)));
+      previous = e.cost;
+      std::uint8_t mask = 0;
+      for (int l = 0; l < kLevelCount; ++l) mask |= static_cast<std::uint8_t>(e.peak.bytes[l] != 0) << l;
+      out.put(static_cast<char>(mask));
+      for (int l = 0; l < kLevelCount; ++l) {
+        if (mask >> l & 1) write_varint(out, zigzag(e.peak.bytes[l]));
+      }
+      write_varint(out, e.children.size());
+      for (std::uint32_t c : e.children) write_varint(out, c);
     }
   }
   return std::move(out).str();
 }
 
 std::string_view record_spec(std::string_view record) {
-  std::uint32_t length = 0;
-  if (record.size() < 4) user_error("a table record of ", record.size(), " bytes is truncated; delete the table");
-  std::memcpy(&length, record.data(), 4);
-  if (length > record.size() - 4) {
-    user_error("a table record claims a ", length, "-byte Spec in ", record.size(), " bytes; delete the table");
+  std::size_t at = 0;
+  const std::uint64_t length = get_varint(record, at);
+  if (length > record.size() - at) {
+    user_error("a table record claims a ", length, "-byte Spec in ", record.size(), " bytes; the table is corrupted");
   }
-  return record.substr(4, length);
+  return record.substr(at, length);
 }
 
 std::string_view record_frontier_bytes(std::string_view record) {
-  return record.substr(4 + record_spec(record).size());
+  const std::string_view spec = record_spec(record);
+  return record.substr(static_cast<std::size_t>(spec.data() + spec.size() - record.data()));
 }
 
 Frontier decode_frontier(std::string_view record) {
@@ -90,19 +102,27 @@ Frontier decode_frontier(std::string_view record) {
   std::istringstream in(std::string(bytes), std::ios::binary);
   Frontier f;
   try {
-    cereal::BinaryInputArchive ar(in);
-    std::uint32_t n = 0;
-    ar(n);
+    const std::uint64_t n = read_varint(in);
     if (n > bytes.size()) user_error("a table record claims ", n, " frontier entries in ", bytes.size(), " bytes");
     f.entries.resize(n);
+    cereal::BinaryInputArchive ar(in);
+    Cost previous = 0;
     for (FrontierEntry& e : f.entries) {
       e.action = load_action(ar);
-      ar(e.cost);
-      e.peak = load_peak(ar);
-      e.children = load_children(ar);
+      e.cost = previous + static_cast<Cost>(unzigzag(read_varint(in)));
+      previous = e.cost;
+      const int mask = in.get();
+      if (mask == std::char_traits<char>::eof()) user_error("a table record ends inside a frontier entry");
+      for (int l = 0; l < kLevelCount; ++l) {
+        if (mask >> l & 1) e.peak.bytes[l] = unzigzag(read_varint(in));
+      }
+      const std::uint64_t children = read_varint(in);
+      if (children > bytes.size()) user_error("a table record claims ", children, " children");
+      e.children.resize(children);
+      for (std::uint32_t& c : e.children) c = static_cast<std::uint32_t>(read_varint(in));
     }
   } catch (const cereal::Exception& e) {
-    user_error("a table record's frontier does not decode (", e.what(), "): the table is corrupted; delete it");
+    user_error("a table record's frontier does not decode (", e.what(), "): the table is corrupted");
   }
   return f;
 }

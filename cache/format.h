@@ -1,12 +1,19 @@
-// The on-disk layout of a DP table, shared by the reader (table.h) and the writer (table_writer.h):
+// The on-disk layout of a DP table. A table is a directory (table_dir.h) of immutable segment files; each
+// segment is sorted and self-contained, and this is its layout, shared by the reader (segment.h) and the writer
+// (segment_writer.h):
 //   prefix   "KRIEKTBL", format version u32, header length u32        (raw little-endian, 16 bytes)
-//   header   TableHeader in cereal binary, then its checksum u64
+//   header   SegmentHeader in cereal binary, then the checksum u64 of prefix and header
+//   pages    zstd frames, one per page of records in index order; a page holds whole records of about
+//            kPageBytes, each as varint length + record bytes
 //   fences   u64 per index block: the first hash in the block; then u64 per block: the block's checksum
-//   index    IndexEntry per Spec, sorted by (Spec hash, Spec bytes), blocks of kBlockEntries
-//   records  one per Spec: u32 Spec length, the Spec's bytes (stable_hash.h), its frontier (cereal binary: u32
-//            entry count; per entry the action (action_codec.h), the cost u64, the peak as a byte with one bit per
-//            level in use and those levels' byte counts as i64, and a u8 count of child entry indices, each u32)
-// A query reads the prefix, header and fences, one index block and one record: never the whole file.
+//   index    u64 Spec hash per record, sorted by (Spec hash, Spec bytes), blocks of kBlockEntries
+//   pages    PageEntry per page (24 bytes): file offset, compressed length, index of its first record, checksum
+// A record is varint Spec length, the Spec's bytes (stable_hash.h), then its frontier: varint entry count; per
+// entry the action (action_codec.h), the cost as a zigzag varint delta from the previous entry's, the peak as a
+// byte with one bit per level in use and those levels' byte counts as varints, and a varint count of child
+// entry indices, each a varint.
+// A query reads the prefix, header, fences and page table (checked at open), one index block and one page:
+// never the whole file.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +22,7 @@
 
 #include "cache/frontier.h"
 #include "impl/cost.h"
+#include "spec/error.h"
 #include "spec/target.h"
 
 namespace kriek {
@@ -26,10 +34,29 @@ inline constexpr char kTableMagic[8] = {'K', 'R', 'I', 'E', 'K', 'T', 'B', 'L'};
 /// canonical where they cannot matter (sched/canonical.h).
 /// 3: rows along the innermost dimension and rows inside an aligned panel are contiguous (impl/tiling.h), so
 /// more Specs move to VRF; blocked L1 operands keep their alignment in canonical Specs.
-inline constexpr std::uint32_t kTableFormatVersion = 3;
+/// 4: a table is a directory of segments; records are varint-coded in zstd-compressed pages.
+inline constexpr std::uint32_t kTableFormatVersion = 4;
 inline constexpr std::size_t kPrefixBytes = 16;
-/// Index entries per checksummed block: a query verifies one block (6 KiB), not the whole index.
+/// Index entries per checksummed block: a query verifies one block (2 KiB), not the whole index.
 inline constexpr std::uint32_t kBlockEntries = 256;
+/// Uncompressed bytes after which a page is closed: a query decompresses one page.
+inline constexpr std::size_t kPageBytes = 16 * 1024;
+/// Largest page a reader accepts (a page holds at least one record, which may exceed kPageBytes).
+inline constexpr std::size_t kMaxPageBytes = std::size_t{64} << 20;
+
+/// A table that cannot be used as it is on disk. The kind lets the default table, which is a cache, be set
+/// aside or replaced, where a table the user named is an error.
+class TableError : public UserError {
+ public:
+  enum class Kind : std::uint8_t {
+    missing,      ///< no table at the path
+    not_a_table,  ///< something else is there (never to be deleted by kriek)
+    corrupted,    ///< a damaged or truncated segment
+    stale,        ///< another format version, target, cost model or vocabulary
+  };
+  TableError(Kind kind, const std::string& message) : UserError(message), kind(kind) {}
+  Kind kind;
+};
 
 /// What a table's frontiers depend on besides the Specs: two tables may be merged, and a table may serve a
 /// search, only when these agree.
@@ -48,33 +75,41 @@ struct TableIdentity {
   }
 };
 
-struct TableHeader {
+struct SegmentHeader {
   TableIdentity identity;
   std::uint64_t entry_count = 0;
   std::uint32_t block_entries = kBlockEntries;
+  std::uint64_t page_count = 0;
+  std::uint64_t pages_offset = 0;
   std::uint64_t fences_offset = 0;
   std::uint64_t index_offset = 0;
-  std::uint64_t records_offset = 0;
+  std::uint64_t page_table_offset = 0;
   std::uint64_t file_size = 0;
-  /// stable_hash of the fences and block checksums together.
+  /// stable_hash of the fences, the block checksums and the page table together.
   std::uint64_t fences_checksum = 0;
+  /// Seconds since the epoch when the segment was written (gc's age of Specs no root reaches).
+  std::uint64_t created = 0;
 
   std::uint64_t block_count() const { return (entry_count + block_entries - 1) / block_entries; }
   template <class Archive> void serialize(Archive& ar) {
-    ar(identity, entry_count, block_entries, fences_offset, index_offset, records_offset, file_size,
-       fences_checksum);
+    ar(identity, entry_count, block_entries, page_count, pages_offset, fences_offset, index_offset,
+       page_table_offset, file_size, fences_checksum, created);
   }
 };
 
-/// One index entry, stored as 24 little-endian bytes.
-struct IndexEntry {
-  std::uint64_t hash = 0;
+/// One page's entry in the page table, stored as 24 little-endian bytes.
+struct PageEntry {
   std::uint64_t offset = 0;
-  std::uint32_t length = 0;
-  /// Low 32 bits of stable_hash of the record.
-  std::uint32_t checksum = 0;
+  std::uint32_t length = 0;       ///< compressed bytes
+  std::uint32_t first_entry = 0;  ///< index of its first record
+  std::uint64_t checksum = 0;     ///< stable_hash of the compressed bytes
 };
-inline constexpr std::size_t kIndexEntryBytes = 24;
+inline constexpr std::size_t kPageEntryBytes = 24;
+
+/// Appends `v` as a LEB128 varint.
+void put_varint(std::string& out, std::uint64_t v);
+/// Reads a LEB128 varint at `at` of `bytes`, advancing `at`; throws UserError when it runs past the end.
+std::uint64_t get_varint(std::string_view bytes, std::size_t& at);
 
 /// A record: the Spec's bytes and the frontier's encoding.
 std::string encode_record(std::string_view spec_bytes, const Frontier& frontier);

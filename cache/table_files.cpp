@@ -1,6 +1,7 @@
 // The default table location and opening table files (see table_files.h).
 #include "cache/table_files.h"
 
+#include "cache/table_dir.h"
 #include "spec/error.h"
 
 namespace kriek {
@@ -21,14 +22,31 @@ std::optional<Table> open_table_if_exists(const std::filesystem::path& path, con
 }
 
 std::optional<Table> open_default_table(const std::filesystem::path& path, const Target& target,
-                                        const CostModel& model, bool& stale) {
+                                        const CostModel& model, bool& stale, std::string& note) {
   stale = false;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return std::nullopt;
-  Table table = Table::open(path);
-  stale = !(table.identity() == TableIdentity::of(target, model));
-  if (stale) return std::nullopt;
-  return table;
+  const std::string stale_note = "the default DP table " + path.string() +
+                                 " is stale (built by another kriek or for other hardware); it will be replaced";
+  try {
+    if (path_kind(path) == PathKind::absent) return std::nullopt;
+    Table table = Table::open(path);
+    stale = !table.built_for(TableIdentity::of(target, model));
+    if (!stale) return table;
+    note = stale_note;
+  } catch (const TableError& e) {
+    switch (e.kind) {
+      case TableError::Kind::missing: break;
+      case TableError::Kind::stale:
+        stale = true;
+        note = stale_note;
+        break;
+      case TableError::Kind::not_a_table:
+      case TableError::Kind::corrupted:
+        note = "the default DP table was unusable (" + std::string(e.what()) + "); it was moved to " +
+               set_aside(path).string() + " and a new one is built";
+        break;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace kriek

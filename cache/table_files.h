@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 
 #include "cache/table.h"
 
@@ -20,11 +21,11 @@ std::filesystem::path default_table_path(const Target& target, const char* xdg_c
 std::optional<Table> open_table_if_exists(const std::filesystem::path& path, const Target& target,
                                           const CostModel& model);
 
-/// The per-user default table (default_table_path): like open_table_if_exists, except that a table built by
-/// another kriek (cost model, vocabulary) or for other hardware is a stale cache, not an error: nullopt with
-/// `stale` set, and the caller replaces the file when it saves (save_table's keep_existing false). A damaged
-/// file is still an error.
+/// The per-user default table (default_table_path): like open_table_if_exists, except that it is a cache: a table
+/// built by another kriek (format, cost model, vocabulary) or for other hardware is stale, not an error (nullopt
+/// with `stale` set: the caller replaces it when it saves, save_table's keep_existing false), and a damaged one is
+/// moved aside (table_dir.h set_aside) so that a new one is built. `note` then says what happened.
 std::optional<Table> open_default_table(const std::filesystem::path& path, const Target& target,
-                                        const CostModel& model, bool& stale);
+                                        const CostModel& model, bool& stale, std::string& note);
 
 }  // namespace kriek

@@ -51,6 +51,7 @@ void print_stats(std::ostream& out, const Table& table, const TableStats& s) {
       << "target " << id.target_name << " (fingerprint 0x" << std::hex << id.target_fingerprint << std::dec << ")\n"
       << "cost model version " << id.model_version << " (fingerprint 0x" << std::hex << id.model_fingerprint
       << std::dec << ")\n"
+      << "segments " << table.segments().size() << "\n"
       << "specs " << s.entries << "\n"
       << "frontier entries " << s.frontier_entries << "\n"
       << "bytes " << s.file_bytes << "\n";

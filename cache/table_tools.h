@@ -31,17 +31,18 @@ TableStats table_stats(const Table& table);
 /// Prints the identity and the statistics, one fact per line.
 void print_stats(std::ostream& out, const Table& table, const TableStats& stats);
 
-/// Writes the union of `inputs` to `output` (atomically, under its lock). Every input must have the same
-/// target, cost model and vocabulary, and Specs present in several inputs must have equal frontiers; otherwise
-/// UserError naming the files. The result equals the table one search over all the inputs' Specs would write.
+/// Writes the union of `inputs` as one segment replacing every segment of `output` (atomically, under its
+/// compaction lock). Every input must have the same target, cost model and vocabulary, and Specs present in
+/// several inputs must have equal frontiers; otherwise UserError naming the files. The segment equals the one a
+/// search over all the inputs' Specs would write with keep_existing false.
 WriteSummary merge_tables(const std::vector<std::filesystem::path>& inputs, const std::filesystem::path& output);
 
 /// One JSON object per line and Spec: {"spec": text, "entries": [{"action", "cost", "peak": {level: bytes},
 /// "children"}]}.
 void export_json_lines(const Table& table, std::ostream& out);
 
-/// Writes the union of the table at `path` (if any, unless `keep_existing` is false: then the file is replaced)
-/// and every frontier `visit_all` passes to its visitor, e.g.
+/// Adds every frontier `visit_all` passes to its visitor to the table at `path` as a new segment (unless
+/// `keep_existing` is false: then they replace the table), e.g.
 /// `save_table(path, target, model, [&](const auto& v) { synthesizer.for_each(v); })`.
 using FrontierVisitor = std::function<void(const Spec&, const Frontier&)>;
 WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,

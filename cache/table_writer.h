@@ -1,6 +1,8 @@
-// Writing a DP table: the union of the table already at the path and every frontier added, written to a
-// temporary file in the same directory, fsynced and renamed over the old one, so that a crash or a kill mid-write
-// leaves the previous table intact. One writer at a time per table (flock on FILE.lock); readers never lock.
+// Writing to a DP table: what a writer adds becomes one new segment of the table's directory (table_dir.h),
+// written to a temporary file, fsynced and renamed, so a crash or a kill mid-write leaves the table as it was,
+// and a save costs O(Specs added), never a rewrite of the table. Writers never wait for each other: two
+// processes saving at once each add a segment of their own. Past kMaxSegments segments, a commit compacts
+// (compaction.h).
 #pragma once
 
 #include <cstdint>
@@ -15,15 +17,13 @@
 namespace kriek {
 
 struct WriteSummary {
-  std::uint64_t entries = 0;  ///< Specs in the written table
-  std::uint64_t added = 0;    ///< of which new (not in the previous table)
-  std::uint64_t bytes = 0;    ///< file size
+  std::uint64_t entries = 0;   ///< Specs in the written segment
+  std::uint64_t bytes = 0;     ///< its size
+  std::uint64_t segments = 0;  ///< segments of the table afterwards
 };
 
 class TableWriter {
  public:
-  /// Takes the writer lock of `path` (creating its directory if needed). Throws UserError naming the file and
-  /// the holder's pid when another writer has it.
   TableWriter(std::filesystem::path path, TableIdentity identity);
   TableWriter(std::filesystem::path path, const Target& target, const CostModel& model);
   ~TableWriter();
@@ -35,40 +35,43 @@ class TableWriter {
   /// Adds every record of `table`, which must have this writer's identity; the table must outlive commit().
   void add_table(const Table& table);
 
-  /// Writes the union of the existing table at the path (when `keep_existing` and the file exists; it must
-  /// have this writer's identity) and everything added, atomically. Equal Specs must have equal frontiers
-  /// (UserError otherwise). Releases the lock. For tests, `fail_after_bytes` > 0 stops (throws) once that many
-  /// bytes of the temporary file are written, before the rename.
+  /// Writes everything added as a new segment (none when nothing was added) and compacts past kMaxSegments.
+  /// The table's segments must have this writer's identity (TableError{stale} otherwise). With `keep_existing`
+  /// false, the new segment replaces every segment there was (under the compaction lock), and a one-file table
+  /// of an older kriek at the path is replaced. Equal Specs must have equal frontiers (UserError otherwise).
+  /// TableError{not_a_table} when something that is not a table is at the path. For tests, `fail_after_bytes`
+  /// > 0 stops (throws) once that many bytes of the temporary file are written, before the rename.
   WriteSummary commit(bool keep_existing = true, std::uint64_t fail_after_bytes = 0);
 
   const std::filesystem::path& path() const { return path_; }
 
  private:
-  struct Item {
-    std::uint64_t hash;
-    std::string_view spec;
-    std::string_view record;
-    bool is_new;
-  };
-  void add_raw(const RawRecord& r, bool is_new);
   /// Copies `bytes` into the writer's arena.
   std::string_view keep(std::string_view bytes);
-  void release();
 
   std::filesystem::path path_;
   TableIdentity identity_;
-  int lock_fd_ = -1;
-  /// Arena of added records' bytes (chunks never move); Items point into it or into mapped tables.
+  /// Arena of added records' bytes (chunks never move).
   std::vector<std::unique_ptr<char[]>> chunks_;
   std::size_t chunk_used_ = 0;
   std::size_t chunk_capacity_ = 0;
-  std::vector<Item> items_;
-  std::vector<std::unique_ptr<Table>> existing_;
+  std::vector<std::pair<std::uint64_t, std::string_view>> records_;
+  std::vector<const Table*> tables_;
+  bool committed_ = false;
 };
 
-/// The path of FILE's writer lock: FILE.lock.
-std::filesystem::path lock_path(const std::filesystem::path& table);
-/// The temporary file a writer fills before renaming it to FILE: FILE.tmp (only the lock holder writes it).
-std::filesystem::path temp_path(const std::filesystem::path& table);
+/// A table with more segments than this is compacted by the commit that made it so.
+inline constexpr std::size_t kMaxSegments = 8;
+
+struct WrittenSegment {
+  std::filesystem::path file;  ///< empty when nothing was written
+  std::uint64_t entries = 0;
+  std::uint64_t bytes = 0;
+};
+/// Writes the merge of `sources` (merge_records) as a new segment of `table`, a table directory, at zstd level
+/// `level` (segment_writer.h). Writes nothing when the sources are empty and `even_if_empty` is false.
+WrittenSegment write_segment(const std::filesystem::path& table, const TableIdentity& identity,
+                             const std::vector<RecordSource*>& sources, bool even_if_empty, int level,
+                             std::uint64_t fail_after_bytes = 0);
 
 }  // namespace kriek

@@ -23,8 +23,9 @@ struct Synthesizer::Slot {
   std::mutex mutex;
   enum class State : std::uint8_t { idle, started, done } state = State::idle;
   std::atomic<bool> ready{false};
-  /// The frontier was read from the table (so a decision of it that does not rebuild is the table's fault).
-  bool from_table = false;
+  /// Read from the table (or preloaded), not solved here: for_each skips it, so a save writes only new Specs, and
+  /// a decision of it that does not rebuild is the table's fault (a UserError), not a bug.
+  bool loaded = false;
   /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
   std::vector<Job*> waiters;
   Frontier frontier;
@@ -200,7 +201,7 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
   if (table_) {
     if (std::optional<Frontier> stored = table_->lookup(spec)) {
       s.frontier = std::move(*stored);
-      s.from_table = true;
+      s.loaded = true;
       stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
       complete(s);
       return;
@@ -285,6 +286,7 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
     s.state = Slot::State::started;
   }
   s.frontier = std::move(frontier);
+  s.loaded = true;
   stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(s.mutex);
   s.state = Slot::State::done;
@@ -293,7 +295,7 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
 
 void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
   for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire)) f(spec, s->frontier);
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, s->frontier);
   }
 }
 
@@ -314,7 +316,7 @@ ImplPtr Synthesizer::reconstruct(const Spec& spec, std::size_t entry) const {
     StoredFrontier stored;
     if (const Slot* slot = find_slot(s)) {
       stored.frontier = &slot->frontier;
-      if (slot->from_table) stored.table = table_;
+      if (slot->loaded) stored.table = table_;
     } else if (table_) {  // a child loaded with its parent's frontier is not in the memo
       stored.read = table_->lookup(s);
       stored.table = table_;

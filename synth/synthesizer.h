@@ -59,7 +59,8 @@ class Synthesizer {
   void set_table(const Table* table);
   /// Adds a solved frontier (e.g. from a table on disk); its children must be preloaded or solvable.
   void preload(const Spec& spec, Frontier frontier);
-  /// Calls `f` for every solved Spec (in no particular order).
+  /// Calls `f` for every Spec this Synthesizer solved by search (in no particular order): not those read from the
+  /// table or preloaded, so that saving them writes only what is new.
   void for_each(const std::function<void(const Spec&, const Frontier&)>& f) const;
   /// Writes the dependency graph of `root`'s chosen entries' subproblems as GraphViz (Boost.Graph).
   void write_graphviz(std::ostream& out, const Spec& root) const;

@@ -59,7 +59,7 @@ std::optional<Args> synthesize_over_ranks(const MpiSession& mpi, const std::vect
   const fs::path mine = dir / ("rank" + std::to_string(mpi.rank()) + ".table");
   bool ok = true;
   try {
-    if (fs::exists(merged)) fs::copy_file(merged, mine);  // start from what the table knows
+    if (fs::exists(merged)) fs::copy(merged, mine, fs::copy_options::recursive);  // start from what it knows
     synthesize_all(shard_of(entries, static_cast<std::size_t>(mpi.rank()), static_cast<std::size_t>(mpi.size())),
                    with_table(args, mine.string()));
   } catch (const UserError& e) {

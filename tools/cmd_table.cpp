@@ -1,8 +1,11 @@
-// `kriek query SPEC` and `kriek table stats|merge|export`: answers from the persisted DP table, without search.
-// The table functions are cache/'s; this file reads the arguments and the environment, prints and exits.
+// `kriek query SPEC` and `kriek table stats|merge|export|compact|gc`: answers from the persisted DP table without
+// search, and its maintenance. The table functions are cache/'s; this file reads the arguments and the
+// environment, prints and exits.
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 
+#include "cache/compaction.h"
 #include "cache/reconstruct.h"
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
@@ -58,10 +61,31 @@ int run_query(const std::vector<std::string>& raw) {
   return 0;
 }
 
+namespace {
+
+constexpr const char* kTableUsage =
+    "kriek table stats FILE | merge IN... -o OUT | export FILE | compact FILE | gc FILE --max-size SIZE "
+    "[--target T]";
+
+/// A byte count: digits with an optional K, M or G (powers of 1024).
+std::uint64_t parse_size(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  const std::string unit = text.substr(digits);
+  const std::uint64_t scale = unit.empty() ? 1 : unit == "K" ? 1024 : unit == "M" ? 1024 * 1024
+                              : unit == "G" ? std::uint64_t{1} << 30 : 0;
+  if (digits == 0 || digits > 12 || scale == 0) {
+    user_error("--max-size '", text, "' is not a byte count (e.g. 500M, 2G)");
+  }
+  return std::stoull(text.substr(0, digits)) * scale;
+}
+
+}  // namespace
+
 int run_table(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"-o"}, {});
+  const Args args = parse_args(raw, {"-o", "--max-size", "--target"}, {});
   const auto& p = args.positional;
-  if (p.empty()) user_error("usage: kriek table stats FILE | merge IN... -o OUT | export FILE");
+  if (p.empty()) user_error("usage: ", kTableUsage);
   if (p[0] == "stats" && p.size() == 2) {
     const Table table = Table::open(p[1]);
     print_stats(std::cout, table, table_stats(table));
@@ -77,7 +101,21 @@ int run_table(const std::vector<std::string>& raw) {
     std::cout << "wrote " << output.string() << ": " << s.entries << " specs, " << s.bytes << " bytes\n";
     return 0;
   }
-  user_error("usage: kriek table stats FILE | merge IN... -o OUT | export FILE (got '", p[0], "')");
+  if (p[0] == "compact" && p.size() == 2) {
+    const CompactSummary c = compact_table(Table::open(p[1]).path());
+    std::cout << "compacted " << p[1] << ": " << c.segments_before << " segments -> " << c.segments_after << ", "
+              << c.entries << " specs, " << c.bytes << " bytes\n";
+    return 0;
+  }
+  if (p[0] == "gc" && p.size() == 2 && args.get("--max-size")) {
+    const std::uint64_t max = parse_size(*args.get("--max-size"));
+    const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+    const GcSummary g = gc_table(Table::open(p[1]).path(), max, target, CostModel::for_target(target));
+    std::cout << "gc " << p[1] << ": " << g.entries_before << " -> " << g.entries_after << " specs, "
+              << g.bytes_before << " -> " << g.bytes_after << " bytes\n";
+    return 0;
+  }
+  user_error("usage: ", kTableUsage, " (got '", p[0], "')");
 }
 
 }  // namespace kriek::tools

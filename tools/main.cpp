@@ -26,8 +26,10 @@ const std::vector<Command>& commands() {
        "synthesize, emit, compile, verify against the reference and time a kernel", run_run},
       {"query", "kriek query SPEC [--table FILE] [--memory ...] [--frontier]",
        "the best Impl and frontier of a Spec from the persisted DP table alone", run_query},
-      {"table", "kriek table stats FILE | merge IN... -o OUT | export FILE",
-       "inspect, combine and export DP tables", run_table},
+      {"table",
+       "kriek table stats FILE | merge IN... -o OUT | export FILE | compact FILE | gc FILE --max-size SIZE "
+       "[--target T]",
+       "inspect, combine, export, compact and shrink DP tables", run_table},
       {"library",
        "kriek library LIST -o DIR [--name NAME] [--keep-going] [--shard I/N] [--backend c] [--target T] "
        "[--memory ...] [--threads N] [--table FILE | --no-table]",

@@ -11,8 +11,11 @@
 #include <sstream>
 #include <thread>
 
+#include "cache/compaction.h"
+#include "cache/table_dir.h"
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
+#include "spec/stable_hash.h"
 #include "spec/error.h"
 #include "spec/host_memory.h"
 #include "spec/text.h"
@@ -74,16 +77,25 @@ Synthesis synthesize(const std::string& text, const Args& args) {
       s.table = open_table_if_exists(*s.table_path, target, s.synth->model());
     } else {
       s.table_path = default_table_path(target);
-      s.table = open_default_table(*s.table_path, target, s.synth->model(), s.replace_table);
-      if (s.replace_table) {
-        std::cerr << "kriek: note: the default DP table " << s.table_path->string()
-                  << " is stale (built by another kriek or for other hardware); it will be replaced\n";
-      }
+      s.default_table = true;
+      std::string note;
+      s.table = open_default_table(*s.table_path, target, s.synth->model(), s.replace_table, note);
+      if (!note.empty()) std::cerr << "kriek: note: " << note << "\n";
     }
   }
   if (s.table) s.synth->set_table(&*s.table);
   const auto start = std::chrono::steady_clock::now();
-  {
+  try {
+    Progress progress(*s.synth);
+    s.frontier = &s.synth->solve(s.spec);
+  } catch (const TableError& e) {
+    // A damaged page found mid-search: the default table is a cache, so it is set aside and the search redone.
+    if (!s.default_table || e.kind != TableError::Kind::corrupted) throw;
+    std::cerr << "kriek: note: the default DP table was unusable (" << e.what() << "); it was moved to "
+              << set_aside(*s.table_path).string() << " and a new one is built\n";
+    s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target),
+                                            SynthOptions{positive_flag(args, "--threads", 0)});
+    s.table.reset();
     Progress progress(*s.synth);
     s.frontier = &s.synth->solve(s.spec);
   }
@@ -101,11 +113,17 @@ Synthesis synthesize(const std::string& text, const Args& args) {
 
 std::string Synthesis::save_table() {
   if (!table_path) return "";
-  kriek::save_table(*table_path, target(), synth->model(), [&](const FrontierVisitor& v) { synth->for_each(v); },
-                    !replace_table);
+  const WriteSummary w = kriek::save_table(*table_path, target(), synth->model(),
+                                           [&](const FrontierVisitor& v) { synth->for_each(v); }, !replace_table);
+  note_root_use(*table_path, stable_hash(table_key(spec)));
   std::ostringstream out;
-  out << "table: " << table_path->string() << " (" << synth->stats().specs_loaded << " Specs read, "
-      << synth->stats().specs_solved << " solved and saved)";
+  out << "table: " << table_path->string() << " (" << synth->stats().specs_loaded << " Specs read, " << w.entries
+      << " solved and saved, " << w.bytes << " bytes written)";
+  // The default table is a cache of bounded size: past its limit, the least recently used roots go.
+  if (default_table && Table::open(*table_path).file_bytes() > default_table_max_bytes()) {
+    const GcSummary gc = gc_table(*table_path, default_table_max_bytes() / 4 * 3, target(), synth->model());
+    out << "; gc kept " << gc.entries_after << " of " << gc.entries_before << " Specs";
+  }
   return out.str();
 }
 

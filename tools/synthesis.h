@@ -24,6 +24,8 @@ struct Synthesis {
   std::unique_ptr<Synthesizer> synth;
   std::optional<std::filesystem::path> table_path;
   std::optional<Table> table;
+  /// The table is the per-user default one (a cache: set aside when damaged, kept within a size by gc).
+  bool default_table = false;
   /// The default table on disk was stale (another kriek or other hardware): saving replaces it.
   bool replace_table = false;
   const Frontier* frontier = nullptr;

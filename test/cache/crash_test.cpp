@@ -1,5 +1,6 @@
-// A writer that dies mid-write leaves the previous table intact: the table is replaced only by rename(2), after
-// the new file is complete and synced. Tested by SIGKILLing a forked writer and by an injected write failure.
+// A writer or a compaction that dies mid-write leaves every Spec of the table readable: a segment appears only by
+// rename(2), after it is complete and synced, and compaction deletes its inputs only after that. Tested by
+// SIGKILLing a forked writer and a forked compaction, and by an injected write failure.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,84 +10,119 @@
 
 #include <catch2/catch.hpp>
 
+#include "cache/compaction.h"
 #include "helpers.h"
 
 namespace kriek {
 namespace {
 
-void require_intact(const std::filesystem::path& path, const std::vector<SpecFrontier>& old) {
+/// Every `stride`-th Spec of `old` is in the table at `path` with its frontier.
+void require_intact(const std::filesystem::path& path, const std::vector<SpecFrontier>& old,
+                    std::size_t stride = 1) {
   const Table t = Table::open(path, test::test_target(), test::test_model());
   REQUIRE(t.size() >= old.size());
-  for (const auto& c : old) {
+  for (std::size_t i = 0; i < old.size(); i += stride) {
+    const auto& c = old[i];
     const std::optional<Frontier> f = t.lookup(c.spec);
     REQUIRE(f);
     REQUIRE(f->entries.size() == c.frontier.entries.size());
   }
 }
 
-TEST_CASE("SIGKILL during a write leaves the old table readable", "[cache]") {
-  testing::TempDir dir;
-  const auto path = dir / "t.table";
-  const auto old = synthetic_contents(31, 0, 2000);
-  test::write_table(path, old);
-
+/// Runs `work` in a forked child and SIGKILLs it once a temporary file of the table passes `bytes`. True when
+/// it was killed mid-write (false: it finished first, and the test is inconclusive).
+template <class F>
+bool kill_mid_write(const std::filesystem::path& path, std::uint64_t bytes, F work) {
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
-    // Add 150000 Specs (about 50 MB) and write them with the old table's; the parent kills us mid-write.
     try {
-      TableWriter w(path, test::test_target(), test::test_model());
-      std::mt19937_64 rng(32);
-      for (std::uint64_t i = 2000; i < 152000; ++i) w.add(synthetic_spec(rng, i), synthetic_frontier(rng));
-      w.commit();
+      work();
     } catch (...) {
       ::_exit(2);
     }
     ::_exit(0);
   }
-  const auto temp = temp_path(path);
-  bool killed_mid_write = false;
-  for (int i = 0; i < 60000; ++i) {
-    std::error_code ec;
-    if (std::filesystem::exists(temp, ec) && std::filesystem::file_size(temp, ec) > (1u << 20)) {
-      ::kill(child, SIGKILL);
-      killed_mid_write = true;
-      break;
+  bool killed = false;
+  for (int i = 0; i < 60000 && !killed; ++i) {
+    for (const auto& temp : test::temp_files(path)) {
+      std::error_code ec;
+      if (std::filesystem::file_size(temp, ec) > bytes) {
+        ::kill(child, SIGKILL);
+        killed = true;
+        break;
+      }
     }
     int status = 0;
-    if (::waitpid(child, &status, WNOHANG) == child) break;  // finished before we saw it: inconclusive
+    if (!killed && ::waitpid(child, &status, WNOHANG) == child) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   int status = 0;
   ::waitpid(child, &status, 0);
+  return killed && WIFSIGNALED(status);
+}
+
+TEST_CASE("SIGKILL during a write leaves the old table readable", "[cache]") {
+  test::TempDir dir;
+  const auto path = dir / "t.table";
+  const auto old = synthetic_contents(31, 0, 2000);
+  test::write_table(path, old);
+
+  // The child adds 300000 Specs as one segment; we kill it mid-write.
+  const bool killed = kill_mid_write(path, 1u << 20, [&] {
+    TableWriter w(path, test::test_target(), test::test_model());
+    std::mt19937_64 rng(32);
+    for (std::uint64_t i = 2000; i < 302000; ++i) w.add(synthetic_spec(rng, i), synthetic_frontier(rng));
+    w.commit();
+  });
   INFO("the writer finished before it could be killed mid-write; the machine is too fast for this test");
-  REQUIRE(killed_mid_write);
-  REQUIRE(WIFSIGNALED(status));
-  CHECK(std::filesystem::exists(temp));  // the half-written file, never renamed
+  REQUIRE(killed);
+  CHECK(test::temp_files(path).size() == 1);  // the half-written segment, never renamed
+  CHECK(test::segments(path).size() == 1);
   require_intact(path, old);
   CHECK(Table::open(path).size() == old.size());
 
-  // The dead writer's lock died with it; the next writer replaces the leftover temporary file.
-  const auto more = synthetic_contents(33, 200000, 100);
+  // The next writer adds its segment; compaction removes the dead writer's temporary file.
+  const auto more = synthetic_contents(33, 400000, 100);
   test::write_table(path, more);
-  CHECK_FALSE(std::filesystem::exists(temp));
   CHECK(Table::open(path).size() == old.size() + more.size());
+  compact_table(path);
+  CHECK(test::temp_files(path).empty());
+  CHECK(test::segments(path).size() == 1);
+  require_intact(path, old);
 }
 
-TEST_CASE("a failed write leaves the old table readable and releases the lock", "[cache]") {
-  testing::TempDir dir;
+TEST_CASE("a failed write leaves the old table readable and no temporary file", "[cache]") {
+  test::TempDir dir;
   const auto path = dir / "t.table";
   const auto old = synthetic_contents(34, 0, 1000);
   test::write_table(path, old);
   {
     TableWriter w(path, test::test_target(), test::test_model());
-    for (const auto& c : synthetic_contents(35, 1000, 3000)) w.add(c.spec, c.frontier);
+    for (const auto& c : synthetic_contents(35, 1000, 30000)) w.add(c.spec, c.frontier);
     CHECK_THROWS_WITH(w.commit(true, 100000), Catch::Contains("injected failure"));
   }
-  CHECK_FALSE(std::filesystem::exists(temp_path(path)));
+  CHECK(test::temp_files(path).empty());
   require_intact(path, old);
   CHECK(Table::open(path).size() == old.size());
-  test::write_table(path, synthetic_contents(36, 5000, 10));  // the lock is free again
+  test::write_table(path, synthetic_contents(36, 5000, 10));
+}
+
+TEST_CASE("SIGKILL during a compaction leaves every Spec readable", "[cache]") {
+  test::TempDir dir;
+  const auto path = dir / "t.table";
+  const std::vector<SpecFrontier> all = test::write_segments(path, 37, 4, 25000);
+  REQUIRE(test::segments(path).size() == 4);
+  const bool killed = kill_mid_write(path, 1u << 20, [&] { compact_table(path); });
+  INFO("the compaction finished before it could be killed; the machine is too fast for this test");
+  REQUIRE(killed);
+  CHECK(test::segments(path).size() == 4);  // its inputs are deleted only after its output is renamed
+  require_intact(path, all, 7);
+  const CompactSummary c = compact_table(path);
+  CHECK(c.segments_before == 4);
+  CHECK(c.entries == all.size());
+  CHECK(test::temp_files(path).empty());
+  require_intact(path, all, 7);
 }
 
 }  // namespace

@@ -83,6 +83,38 @@ TEST_CASE("records keep every decision", "[cache]") {
   }
 }
 
+TEST_CASE("varints round-trip at every width and a cut one is a UserError", "[cache]") {
+  for (std::uint64_t v : {std::uint64_t{0}, std::uint64_t{127}, std::uint64_t{128}, std::uint64_t{1} << 35,
+                          std::uint64_t{1} << 63, ~std::uint64_t{0}}) {
+    std::string bytes;
+    put_varint(bytes, v);
+    std::size_t at = 0;
+    CHECK(get_varint(bytes, at) == v);
+    CHECK(at == bytes.size());
+    std::size_t cut_at = 0;
+    if (bytes.size() > 1) CHECK_THROWS_AS(get_varint(bytes.substr(0, bytes.size() - 1), cut_at), UserError);
+  }
+}
+
+TEST_CASE("records keep extreme costs and peaks, in any order, exactly", "[cache]") {
+  Frontier f;
+  for (Cost cost : {~Cost{0}, Cost{0}, Cost{1} << 62, Cost{5}}) {
+    FrontierEntry e;
+    e.cost = cost;
+    e.peak[Level::GL] = std::int64_t{1} << 40;
+    e.peak[Level::VRF] = 64;
+    e.action = Split{static_cast<std::int64_t>(cost % 1000 + 1)};
+    e.children = {0, 300, 70000};
+    f.entries.push_back(e);
+  }
+  const std::string record = encode_record("spec", f);
+  const Frontier back = decode_frontier(record);
+  REQUIRE(back.entries.size() == f.entries.size());
+  for (std::size_t i = 0; i < f.entries.size(); ++i) CHECK(back.entries[i] == f.entries[i]);
+  // Every cut of the record is an error, never a crash or a wrong frontier.
+  for (std::size_t n = 0; n < record.size(); ++n) CHECK_THROWS_AS(decode_frontier(record.substr(0, n)), UserError);
+}
+
 TEST_CASE("the vocabulary schema names the enums it pins", "[cache]") {
   const std::string& s = vocabulary_schema();
   CHECK_THAT(s, Catch::Contains("matmul@0") && Catch::Contains("levels=GL@0,L2@1") &&

@@ -1,10 +1,12 @@
 // The table with the real search: a round trip keeps every decision, an Impl rebuilt from a loaded table prints
 // like a freshly synthesized one, a second run does no search, a new Spec reuses shared subproblems, and merging
-// two runs' tables equals one run's table; decisions in a table that do not rebuild are the table's fault (a
-// UserError naming it), whether a query or the search rebuilds them.
+// two runs' tables equals one run's table, gc keeps recent roots with their closures; decisions in a table that do
+// not rebuild are the table's fault (a UserError naming it), whether a query or the search rebuilds them.
 #include <catch2/catch.hpp>
 
+#include "cache/compaction.h"
 #include "cache/reconstruct.h"
+#include "spec/stable_hash.h"
 #include "cache/table_tools.h"
 #include "spec/error.h"
 #include "helpers.h"
@@ -76,9 +78,9 @@ TEST_CASE("a new Spec reuses every shared subproblem from the table", "[cache][s
   CHECK(best_text(warm, bigger) == expected);
   CHECK(warm.stats().specs_loaded.load() > 0);
   CHECK(warm.stats().specs_solved.load() < cold.stats().specs_solved.load());
-  // Saving the warm run gives the union: every Spec of both runs.
+  // Saving the warm run adds what it solved; the table is the union: every Spec of both runs.
   const WriteSummary w = save(dir / "t.table", warm);
-  CHECK(w.entries >= cold.stats().specs_solved.load());
+  CHECK(w.entries == warm.stats().specs_solved.load());
   const Table after = Table::open(dir / "t.table");
   cold.for_each([&](const Spec& s, const Frontier&) { CHECK(after.contains(s)); });
 }
@@ -95,9 +97,60 @@ TEST_CASE("merging two runs' tables equals the table of one run over both Spec s
   Synthesizer both(test::test_target(), test::test_model(), {1});
   both.solve(a);
   both.solve(b);
-  save(dir / "one.table", both);
+  save_table(dir / "one.table", both.target(), both.model(), [&](const FrontierVisitor& v) { both.for_each(v); },
+             /*keep_existing=*/false);  // a fold, as merge is (kFoldLevel)
   merge_tables({dir / "a.table", dir / "b.table"}, dir / "merged.table");
-  CHECK(test::read_file(dir / "merged.table") == test::read_file(dir / "one.table"));
+  CHECK(test::segment_body(dir / "merged.table") == test::segment_body(dir / "one.table"));
+}
+
+/// True when every child of every entry of every Spec in `table` is in `table` (gc's closure).
+bool closed(const Table& table) {
+  bool ok = true;
+  table.for_each([&](const Spec& spec, const Frontier& f) {
+    for (const FrontierEntry& e : f.entries) {
+      const Expansion ex = std::get<Expansion>(expand(e.action, spec, test::test_target()));
+      for (const Spec& c : ex.children) ok = ok && table.contains(c);
+    }
+  });
+  return ok;
+}
+
+TEST_CASE("gc keeps the most recently used roots' closures within the size", "[cache][synth]") {
+  test::TempDir dir;
+  const auto path = dir / "t.table";
+  const Spec old_root = matmul_spec(16, 16, 16), new_root = matmul_spec(4, 8, 32);
+  for (const Spec& root : {old_root, new_root}) {
+    Synthesizer s(test::test_target(), test::test_model(), {1});
+    s.solve(root);
+    save(path, s);
+    note_root_use(path, stable_hash(table_key(root)));
+  }
+  const std::uint64_t before = Table::open(path).file_bytes();
+  const std::size_t specs_before = Table::open(path).size();
+  // Ever smaller sizes: while one root is kept it is the newer one, with its closure; some size keeps only it.
+  bool only_new = false;
+  for (std::uint64_t max = before / 2; max > before / 64; max /= 2) {
+    const auto copy = dir / ("copy" + std::to_string(max));
+    std::filesystem::copy(path, copy, std::filesystem::copy_options::recursive);
+    const GcSummary g = gc_table(copy, max, test::test_target(), test::test_model());
+    CHECK(g.entries_before == specs_before);
+    CHECK(g.entries_after < specs_before);
+    CHECK(g.bytes_after <= max);
+    const Table after = Table::open(copy);
+    CHECK(test::segments(copy).size() == 1);
+    CHECK(closed(after));
+    if (after.contains(old_root)) CHECK(after.contains(new_root));
+    if (after.contains(new_root) && !after.contains(old_root)) {
+      only_new = true;
+      Synthesizer warm(test::test_target(), test::test_model(), {1});
+      warm.set_table(&after);
+      REQUIRE(warm.best(new_root, {}));
+      CHECK(warm.stats().specs_solved.load() == 0);
+    }
+  }
+  CHECK(only_new);
+  // A size the table is within changes nothing.
+  CHECK(gc_table(path, before, test::test_target(), test::test_model()).entries_after == specs_before);
 }
 
 TEST_CASE("a table of another target cannot serve a search", "[cache][synth]") {

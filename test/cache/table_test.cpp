@@ -1,11 +1,13 @@
 // Writing and reading tables: a round trip keeps every decision, queries find exactly the stored Specs, a second
-// write keeps the first's Specs, merge is the union, and stats and export describe the table.
+// write adds a segment of only its new Specs, merge and compaction give the union, gc keeps closures within a
+// size, and stats and export describe the table.
 #include <sstream>
 
 #include <catch2/catch.hpp>
 
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
+#include "cache/compaction.h"
 #include "helpers.h"
 
 namespace kriek {
@@ -17,11 +19,11 @@ void require_same_frontier(const Frontier& a, const Frontier& b) {
 }
 
 TEST_CASE("a table round trip keeps every decision", "[cache]") {
-  testing::TempDir dir;
+  test::TempDir dir;
   const auto contents = synthetic_contents(1, 0, 3000);  // seed 1; several index blocks
   const WriteSummary s = test::write_table(dir / "t.table", contents);
   CHECK(s.entries == 3000);
-  CHECK(s.added == 3000);
+  CHECK(s.segments == 1);
   const Table t = Table::open(dir / "t.table", test::test_target(), test::test_model());
   CHECK(t.size() == 3000);
   for (const auto& c : contents) {
@@ -35,7 +37,7 @@ TEST_CASE("a table round trip keeps every decision", "[cache]") {
 }
 
 TEST_CASE("a Spec that is not in the table is not found", "[cache]") {
-  testing::TempDir dir;
+  test::TempDir dir;
   test::write_table(dir / "t.table", synthetic_contents(2, 0, 500));
   const Table t = Table::open(dir / "t.table");
   for (const auto& c : synthetic_contents(2, 500, 200)) CHECK_FALSE(t.lookup(c.spec));
@@ -50,44 +52,69 @@ TEST_CASE("a Spec that is not in the table is not found", "[cache]") {
 }
 
 TEST_CASE("an empty table opens and finds nothing", "[cache]") {
-  testing::TempDir dir;
+  test::TempDir dir;
   test::write_table(dir / "t.table", {});
   const Table t = Table::open(dir / "t.table");
   CHECK(t.size() == 0);
   CHECK_FALSE(t.lookup(synthetic_contents(3, 0, 1)[0].spec));
 }
 
-TEST_CASE("a second write keeps the first write's Specs (the union)", "[cache]") {
-  testing::TempDir dir;
+TEST_CASE("a second write adds a segment of its new Specs only, and the table is the union", "[cache]") {
+  test::TempDir dir;
   const auto a = synthetic_contents(4, 0, 400);
   std::vector<SpecFrontier> b(a.begin() + 300, a.end());
   for (auto& c : b) c.frontier.entries.back().cost += 1;
   test::write_table(dir / "t.table", a);
   // Equal Specs with other frontiers: the writer must refuse to pick one silently.
   CHECK_THROWS_WITH(test::write_table(dir / "t.table", b), Catch::Contains("disagree"));
-  const auto b_only = synthetic_contents(5, 400, 300);
+  const std::uint64_t before = std::filesystem::file_size(test::segments(dir / "t.table").at(0));
+  // 300 new Specs and 100 already there: the segment holds the 300, and costs about their share of bytes.
+  auto b_only = synthetic_contents(5, 400, 300);
+  b_only.insert(b_only.end(), a.begin(), a.begin() + 100);
   const WriteSummary s = test::write_table(dir / "t.table", b_only);
-  CHECK(s.entries == 700);
-  CHECK(s.added == 300);
+  CHECK(s.entries == 300);
+  CHECK(s.segments == 2);
+  CHECK(s.bytes < before);
+  CHECK(std::filesystem::file_size(test::segments(dir / "t.table").at(0)) == before);  // not rewritten
   const Table t = Table::open(dir / "t.table");
+  CHECK(t.size() == 700);
   for (const auto& c : a) CHECK(t.contains(c.spec));
   for (const auto& c : b_only) CHECK(t.contains(c.spec));
 }
 
-TEST_CASE("merging two partial tables equals writing both in one go, byte for byte", "[cache]") {
-  testing::TempDir dir;
-  auto all = synthetic_contents(6, 0, 1000);
-  std::vector<SpecFrontier> a(all.begin(), all.begin() + 600), b(all.begin() + 400, all.end());
-  test::write_table(dir / "a.table", a);
-  test::write_table(dir / "b.table", b);
-  test::write_table(dir / "one.table", all);
-  const WriteSummary s = merge_tables({dir / "a.table", dir / "b.table"}, dir / "merged.table");
-  CHECK(s.entries == 1000);
-  CHECK(test::read_file(dir / "merged.table") == test::read_file(dir / "one.table"));
+TEST_CASE("a save that adds nothing writes nothing", "[cache]") {
+  test::TempDir dir;
+  const auto a = synthetic_contents(4, 0, 50);
+  test::write_table(dir / "t.table", a);
+  const WriteSummary s = test::write_table(dir / "t.table", a);
+  CHECK(s.entries == 0);
+  CHECK(s.bytes == 0);
+  CHECK(test::segments(dir / "t.table").size() == 1);
+}
+
+TEST_CASE("past kMaxSegments a write compacts the small segments; compact folds all into one", "[cache]") {
+  test::TempDir dir;
+  const auto path = dir / "t.table";
+  std::vector<SpecFrontier> all;
+  for (std::uint64_t i = 0; i <= kMaxSegments; ++i) {
+    const auto part = synthetic_contents(60 + i, i * 100, i == 0 ? 5000 : 100);
+    const WriteSummary s = test::write_table(path, part);
+    all.insert(all.end(), part.begin(), part.end());
+    CHECK(s.segments <= kMaxSegments);
+  }
+  const auto segments = test::segments(path);
+  CHECK(segments.size() <= kMaxSegments / 2 + 1);
+  CHECK(segments.size() >= 2);  // the big first segment was not rewritten for small additions
+  CHECK(Table::open(path).size() == all.size());
+  const CompactSummary c = compact_table(path);
+  CHECK(c.segments_after == 1);
+  CHECK(c.entries == all.size());
+  const Table t = Table::open(path);
+  for (const auto& x : all) REQUIRE(t.lookup(x.spec)->entries == x.frontier.entries);
 }
 
 TEST_CASE("table stats count Specs per op kind and frontier sizes", "[cache]") {
-  testing::TempDir dir;
+  test::TempDir dir;
   const auto contents = synthetic_contents(8, 0, 800);
   test::write_table(dir / "t.table", contents);
   const Table t = Table::open(dir / "t.table");
@@ -100,14 +127,14 @@ TEST_CASE("table stats count Specs per op kind and frontier sizes", "[cache]") {
   CHECK(sizes == 800);
   CHECK(entries == s.frontier_entries);
   CHECK(s.per_op.count("matmul") == 1);
-  CHECK(s.file_bytes == std::filesystem::file_size(dir / "t.table"));
+  CHECK(s.file_bytes == std::filesystem::file_size(test::segments(dir / "t.table").at(0)));
   std::ostringstream out;
   print_stats(out, Table::open(dir / "t.table"), s);
   CHECK_THAT(out.str(), Catch::Contains("specs 800") && Catch::Contains("bytes per spec"));
 }
 
 TEST_CASE("export writes one JSON object per Spec", "[cache]") {
-  testing::TempDir dir;
+  test::TempDir dir;
   test::write_table(dir / "t.table", synthetic_contents(9, 0, 50));
   std::ostringstream out;
   export_json_lines(Table::open(dir / "t.table"), out);

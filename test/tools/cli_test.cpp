@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "cache/segment.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -121,6 +122,78 @@ TEST_CASE("kriek synth writes a table that kriek query and kriek table read", "[
   CHECK_THAT(run_kriek("table stats " + table).out, Contains("matmul"));
   CHECK_THAT(run_kriek("table export " + table).out, Contains("\"spec\""));
   CHECK(run_kriek("table frobnicate").status == 1);
+  // A second Spec adds a segment; compact folds the two, gc bounds the size.
+  CHECK(run_kriek("synth 'matmul 4x8x16 f32' --table " + table).status == 0);
+  CHECK_THAT(run_kriek("table stats " + table).out, Contains("segments 2"));
+  CHECK_THAT(run_kriek("table compact " + table).out, Contains("2 segments -> 1"));
+  const Result gc = run_kriek("table gc " + table + " --max-size 1K");
+  CHECK(gc.status == 0);
+  CHECK_THAT(gc.out, Contains("gc " + table + ": "));
+  CHECK_THAT(run_kriek("table gc " + table + " --max-size lots").out, Contains("--max-size 'lots' is not a byte count"));
+  std::filesystem::remove_all(table);
+}
+
+TEST_CASE("a --table FILE that is not a kriek table is an error that does not advise deleting it",
+          "[tools][table][errors]") {
+  const kriek::testing::TempDir scratch;
+  const std::string file = (scratch / "cli_not_a_table.txt").string();
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    std::fputs("root:x:0:0:root:/root:/bin/bash\n", f);
+    std::fclose(f);
+  }
+  for (const std::string command : {"synth 'matmul 4x4x16 f32' --table ", "query 'matmul 4x4x16 f32' --table ",
+                                    "table stats "}) {
+    const Result r = run_kriek(command + file);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("is not a kriek DP table") && !Contains("delete"));
+  }
+  CHECK(std::filesystem::file_size(file) == 32);
+  std::filesystem::remove(file);
+}
+
+TEST_CASE("a corrupted default table is moved aside with a note and rebuilt", "[tools][table]") {
+  const kriek::testing::TempDir scratch;
+  const std::string dir = (scratch / "cli_corrupt_cache").string();
+  const std::string env = "XDG_CACHE_HOME=" + dir + " ";
+  const std::string synth = env + KRIEK_BINARY + " synth 'matmul 4x4x16 f32'";
+  REQUIRE(kriek::testing::run_command(synth).status == 0);
+  std::filesystem::path segment;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/kriek/host.table")) {
+    if (e.path().extension() == ".seg") segment = e.path();
+  }
+  REQUIRE(!segment.empty());
+  // Every page damaged, the rest intact: found only when the search reads the root's page.
+  {
+    const auto seg = kriek::Segment::open(segment, dir + "/kriek/host.table");
+    std::FILE* f = std::fopen(segment.c_str(), "r+b");
+    for (std::uint64_t p = 0; p < seg->header().page_count; ++p) {
+      const kriek::PageEntry page = seg->page_entry(p);
+      std::fseek(f, static_cast<long>(page.offset + page.length / 2), SEEK_SET);
+      const int c = std::fgetc(f);
+      std::fseek(f, static_cast<long>(page.offset + page.length / 2), SEEK_SET);
+      std::fputc(c ^ 0x5a, f);
+    }
+    std::fclose(f);
+  }
+  const Result r = kriek::testing::run_command(synth);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("kriek: note: the default DP table was unusable") && Contains("checksum mismatch") &&
+                        Contains("moved to " + dir + "/kriek/host.table.corrupted"));
+  CHECK(std::filesystem::exists(dir + "/kriek/host.table.corrupted"));
+  CHECK_THAT(kriek::testing::run_command(synth).out, Contains("0 specs solved"));
+  // Damaged at the start (its magic): found when the table is opened.
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/kriek/host.table")) {
+    if (e.path().extension() == ".seg") {
+      std::FILE* f = std::fopen(e.path().c_str(), "r+b");
+      std::fputc('X', f);
+      std::fclose(f);
+    }
+  }
+  const Result again = kriek::testing::run_command(synth);
+  CHECK(again.status == 0);
+  CHECK_THAT(again.out, Contains("bad magic") && Contains("moved to"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a stale default table is replaced with a note; a stale --table FILE is an error", "[tools][table]") {
