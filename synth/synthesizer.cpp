@@ -4,8 +4,10 @@
 #include "synth/synthesizer.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -209,7 +211,10 @@ bool Synthesizer::request(const Spec* key, Slot& s, Job* parent) {
       start = true;
     }
   }
-  if (start) memo_->group->run([this, key, &s] { begin(*key, s); });
+  if (start) {
+    stats_.specs_started.fetch_add(1, std::memory_order_relaxed);
+    memo_->group->run([this, key, &s] { begin(*key, s); });
+  }
   return false;
 }
 
@@ -381,6 +386,13 @@ std::int64_t peak_rss_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+}
+
+std::int64_t current_rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
 }
 
 }  // namespace kriek

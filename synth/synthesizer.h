@@ -35,6 +35,8 @@ struct SynthOptions {
 /// Counters of a search, readable while it runs (for a progress line).
 struct SynthStats {
   std::atomic<std::uint64_t> specs_solved{0};
+  /// Specs whose solving has started (searched or read from the table); started - solved - loaded are pending.
+  std::atomic<std::uint64_t> specs_started{0};
   std::atomic<std::uint64_t> actions_tried{0};
   std::atomic<std::uint64_t> frontier_entries{0};
   std::atomic<std::uint64_t> specs_loaded{0};
@@ -100,5 +102,7 @@ class Synthesizer {
 
 /// Peak resident set size of this process in bytes.
 std::int64_t peak_rss_bytes();
+/// Resident set size of this process now, in bytes (0 where /proc is not available).
+std::int64_t current_rss_bytes();
 
 }  // namespace kriek
