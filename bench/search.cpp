@@ -12,6 +12,7 @@
 #include <string>
 
 #include "spec/error.h"
+#include "spec/host_memory.h"
 #include "spec/text.h"
 #include "synth/synthesizer.h"
 

@@ -12,7 +12,7 @@
 #include "cache/table_tools.h"
 #include "spec/error.h"
 #include "synth/synthesizer.h"
-#include "test/cache/random_table.h"
+#include "cache/synthetic_table.h"
 
 using namespace kriek;
 using Clock = std::chrono::steady_clock;
@@ -91,8 +91,8 @@ int main(int argc, char** argv) {
       TableWriter writer(path, host_target(), CostModel::for_target(host_target()));
       std::mt19937_64 rng(2026);
       for (std::uint64_t i = 0; i < entries; ++i) {
-        Spec s = test::random_spec(rng, i);
-        writer.add(s, test::random_frontier(rng));
+        Spec s = synthetic_spec(rng, i);
+        writer.add(s, synthetic_frontier(rng));
         if (i % std::max<std::uint64_t>(1, entries / 1000) == 0) probes.push_back(std::move(s));
       }
       writer.commit(false);

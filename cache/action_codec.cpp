@@ -4,7 +4,7 @@
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
 
-#include "cache/stable_hash.h"
+#include "spec/stable_hash.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
 

@@ -15,7 +15,7 @@
 #include <cereal/archives/binary.hpp>
 #include <cereal/types/string.hpp>
 
-#include "cache/stable_hash.h"
+#include "spec/stable_hash.h"
 #include "sched/canonical.h"
 #include "spec/error.h"
 

@@ -1,4 +1,4 @@
-// Statistics, merge, JSON export and reconstruction over a Table.
+// Statistics, merge, JSON export and saving over a Table.
 #include "cache/table_tools.h"
 
 #include <ostream>
@@ -95,31 +95,6 @@ void export_json_lines(const Table& table, std::ostream& out) {
     }
     out << "]}\n";
   });
-}
-
-ImplPtr reconstruct_from_table(const Table& table, const Spec& spec, std::size_t entry, const Target& target) {
-  const std::optional<Frontier> f = table.lookup(spec);
-  if (!f) user_error("the DP table ", table.path().string(), " has no frontier for ", spec);
-  if (entry >= f->entries.size()) {
-    user_error("the frontier of ", spec, " has ", f->entries.size(), " entries, not entry ", entry);
-  }
-  const FrontierEntry& e = f->entries[entry];
-  ApplyResult applied = apply(e.action, spec, target);
-  if (const auto* na = std::get_if<NotApplicable>(&applied)) {
-    user_error("the stored decision ", action_text(e.action), " for ", spec, " no longer applies (", na->reason,
-               "): the table is stale; delete ", table.path().string(), " and rebuild it");
-  }
-  const ImplPtr& node = std::get<ImplPtr>(applied);
-  if (e.children.size() != node->children.size()) {
-    user_error("the stored decision for ", spec, " has ", e.children.size(), " children but its action makes ",
-               node->children.size(), ": the table is stale; delete ", table.path().string(), " and rebuild it");
-  }
-  if (e.children.empty()) return node;
-  std::vector<ImplPtr> children;
-  for (std::size_t i = 0; i < e.children.size(); ++i) {
-    children.push_back(reconstruct_from_table(table, node->children[i]->spec, e.children[i], target));
-  }
-  return with_children(*node, std::move(children));
 }
 
 WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,

@@ -1,5 +1,5 @@
 // Whole-table operations: statistics, merging tables built for the same target and cost model, export as JSON
-// lines, and rebuilding an Impl from a table's decisions alone (one lookup per subproblem, no search).
+// lines, and saving a search's frontiers.
 #pragma once
 
 #include <cstdint>
@@ -39,10 +39,6 @@ WriteSummary merge_tables(const std::vector<std::filesystem::path>& inputs, cons
 /// One JSON object per line and Spec: {"spec": text, "entries": [{"action", "cost", "peak": {level: bytes},
 /// "children"}]}.
 void export_json_lines(const Table& table, std::ostream& out);
-
-/// Rebuilds the Impl of frontier entry `entry` of `spec` from the table's decisions, applying each stored action
-/// and looking up each child's frontier. UserError when a Spec is missing or a decision no longer applies.
-ImplPtr reconstruct_from_table(const Table& table, const Spec& spec, std::size_t entry, const Target& target);
 
 /// Writes the union of the table at `path` (if any, unless `keep_existing` is false: then the file is replaced)
 /// and every frontier `visit_all` passes to its visitor, e.g.

@@ -65,16 +65,27 @@ int run(const std::vector<std::string>& argv, const std::filesystem::path& log, 
   return WEXITSTATUS(status);
 }
 
+std::string c_compiler(const CompileOptions& options) {
+  if (!options.compiler.empty()) return options.compiler;
+  const char* cc = std::getenv("CC");
+  return cc && *cc ? cc : "cc";
+}
+
+/// Runs a build step; CompileError with the command and its output when it fails.
+void run_step(const std::vector<std::string>& argv, const std::filesystem::path& log, const std::string& what) {
+  std::string error;
+  const int status = run(argv, log, error);
+  if (status == 0) return;
+  std::string message = error.empty() ? read_file(log) : error;
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  throw CompileError(what + " failed (exit " + std::to_string(status) + "): " + joined(argv) + "\n" + message);
+}
+
 }  // namespace
 
 std::vector<std::string> compile_command(const CSource& c, const Target& target, const std::filesystem::path& source,
                                          const std::filesystem::path& library, const CompileOptions& options) {
-  std::string compiler = options.compiler;
-  if (compiler.empty()) {
-    const char* cc = std::getenv("CC");
-    compiler = cc && *cc ? cc : "cc";
-  }
-  std::vector<std::string> argv{compiler, "-std=c11", "-O3", "-fPIC", "-shared", "-Wall", "-Wextra"};
+  std::vector<std::string> argv{c_compiler(options), "-std=c11", "-O3", "-fPIC", "-shared", "-Wall", "-Wextra"};
   if (options.warnings_as_errors) argv.push_back("-Werror");
   for (const auto& f : isa_flags(target)) argv.push_back(f);
   if (c.uses_openmp) argv.push_back("-fopenmp");
@@ -151,7 +162,7 @@ std::filesystem::path compile_library(const std::vector<CSource>& sources, const
   const std::filesystem::path source = dir / (name + ".c");
   const std::filesystem::path library = dir / (name + ".so");
   const std::filesystem::path log = dir / (name + ".log");
-  CSource all{"", name, 0, false};
+  CSource all{"", name, 0, false, {}};
   for (const CSource& c : sources) {
     all.code += c.code + "\n";
     all.uses_openmp |= c.uses_openmp;
@@ -187,6 +198,57 @@ LoadedKernel compile_and_load(const CSource& c, const Target& target, const std:
   } catch (const CompileError& e) {
     throw CompileError(std::string(e.what()) + "\nthe source is kept at " + source.string());
   }
+}
+
+std::filesystem::path compile_object(const CSource& c, const Target& target, const std::filesystem::path& dir,
+                                     const CompileOptions& options) {
+  const std::filesystem::path source = dir / (c.function + ".c");
+  const std::filesystem::path object = dir / (c.function + ".o");
+  {
+    std::ofstream out(source);
+    out << c.code;
+    if (!out.flush()) throw CompileError("cannot write the C source to " + source.string());
+  }
+  std::vector<std::string> argv = compile_command(c, target, source, object, options);
+  std::erase(argv, std::string("-shared"));
+  argv.insert(argv.end() - 3, "-c");
+  try {
+    run_step(argv, dir / (c.function + ".log"), "compiling " + c.function);
+  } catch (const CompileError& e) {
+    throw CompileError(std::string(e.what()) + "\nthe source is kept at " + source.string());
+  }
+  return object;
+}
+
+void link_shared_library(const std::vector<std::filesystem::path>& objects, bool openmp,
+                         const std::filesystem::path& library, const CompileOptions& options) {
+  std::vector<std::string> argv{c_compiler(options), "-shared", "-o", library.string()};
+  for (const auto& o : objects) argv.push_back(o.string());
+  if (openmp) argv.push_back("-fopenmp");
+  argv.push_back("-lm");
+  run_step(argv, library.string() + ".log", "linking " + library.filename().string());
+  std::filesystem::remove(library.string() + ".log");
+}
+
+void archive_static_library(const std::vector<std::filesystem::path>& objects, const std::filesystem::path& library) {
+  const char* ar = std::getenv("AR");
+  std::vector<std::string> argv{ar && *ar ? ar : "ar", "rcs", library.string()};
+  for (const auto& o : objects) argv.push_back(o.string());
+  std::filesystem::remove(library);
+  run_step(argv, library.string() + ".log", "archiving " + library.filename().string());
+  std::filesystem::remove(library.string() + ".log");
+}
+
+bool host_runs(const Target& target) {
+  auto rank = [](Isa isa) {
+    switch (isa) {
+      case Isa::scalar: return 0;
+      case Isa::avx2: return 1;
+      case Isa::avx512: return 2;
+    }
+    return 3;
+  };
+  return rank(target.isa) <= rank(host_target().isa);
 }
 
 std::filesystem::path make_temp_dir() {

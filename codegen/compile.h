@@ -69,6 +69,20 @@ std::filesystem::path compile_library(const std::vector<CSource>& sources, const
                                       const std::filesystem::path& dir, const std::string& name,
                                       const CompileOptions& options = {});
 
+// --- Libraries of many kernels, built object by object (kriek library recompiles only what changed).
+
+/// Compiles `c` (written to `dir`/<function>.c) into the position-independent object `dir`/<function>.o.
+std::filesystem::path compile_object(const CSource& c, const Target& target, const std::filesystem::path& dir,
+                                     const CompileOptions& options = {});
+/// Links `objects` into the shared library `library` (with the OpenMP runtime when `openmp`).
+void link_shared_library(const std::vector<std::filesystem::path>& objects, bool openmp,
+                         const std::filesystem::path& library, const CompileOptions& options = {});
+/// Archives `objects` into the static library `library` (`ar`, or $AR).
+void archive_static_library(const std::vector<std::filesystem::path>& objects, const std::filesystem::path& library);
+
+/// True when this machine can execute code compiled for `target` (its ISA is no wider than the host's).
+bool host_runs(const Target& target);
+
 /// A fresh private directory under $TMPDIR (or /tmp) named kriek-XXXXXX.
 std::filesystem::path make_temp_dir();
 

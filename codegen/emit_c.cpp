@@ -367,7 +367,7 @@ CSource emit_c(const ImplPtr& impl, const Target& target, std::string function) 
   std::istringstream body(emitter.writer().text());
   for (std::string line; std::getline(body, line);) c << "  " << line << "\n";
   c << "}\n";
-  return CSource{c.str(), function, ws, emitter.uses_openmp()};
+  return CSource{c.str(), function, ws, emitter.uses_openmp(), names};
 }
 
 }  // namespace kriek::codegen

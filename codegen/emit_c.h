@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "impl/node.h"
 #include "spec/target.h"
@@ -19,6 +20,8 @@ struct CSource {
   /// buffers: moves into memory levels, slide windows and pipeline intermediates.
   std::int64_t workspace_bytes = 0;
   bool uses_openmp = false;  ///< the code has parallel loops (compile with -fopenmp)
+  /// The entry point's parameter names, one per operand of the root Spec (inputs, then the output).
+  std::vector<std::string> parameters;
 };
 
 /// The default entry point name for a Spec, e.g. `kriek_matmul_64x32_32x16_f32`.

@@ -49,7 +49,7 @@ CSource peak_probe(const Target& target) {
     c << ";\n";
   }
   c << "}\n";
-  return CSource{c.str(), "kriek_peak_probe", 0, false};
+  return CSource{c.str(), "kriek_peak_probe", 0, false, {}};
 }
 
 }  // namespace

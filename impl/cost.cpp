@@ -6,19 +6,12 @@
 
 #include "spec/error.h"
 #include "spec/overloaded.h"
+#include "spec/stable_hash.h"
 
 namespace kriek {
 namespace {
 
 constexpr std::int64_t kLine = 64;
-
-std::uint64_t fnv(std::uint64_t h, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) {
-    h ^= (v >> (8 * i)) & 0xff;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 Cost access(const CostModel& m, const TensorSpec& t) { return m.element_access[static_cast<std::size_t>(t.level)]; }
 
@@ -177,20 +170,21 @@ NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, c
 
 CostModel CostModel::for_target(const Target& target) {
   CostModel m;
+  m.cores = static_cast<std::uint32_t>(target.cores);
   if (target.isa == Isa::scalar) m.vector_fma = m.vector_load = m.vector_store = m.vector_op = 0;
   return m;
 }
 
 std::uint64_t CostModel::fingerprint() const {
-  std::uint64_t h = 1469598103934665603ull;
-  h = fnv(h, version);
-  for (Cost c : line_from) h = fnv(h, c);
-  for (Cost c : element_access) h = fnv(h, c);
+  StableHasher h;
+  h.add(version);
+  for (Cost c : line_from) h.add(static_cast<std::uint64_t>(c));
+  for (Cost c : element_access) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), vector_fma, fma_latency,
                  vector_load, vector_store, vector_op, scalar_op, buffer_setup}) {
-    h = fnv(h, c);
+    h.add(static_cast<std::uint64_t>(c));
   }
-  return h;
+  return h.value();
 }
 
 std::int64_t lines_touched(const TensorSpec& t) {

@@ -1,26 +1,84 @@
 #!/usr/bin/env bash
-# Synthesizes and emits a kriek matmul kernel for each size and compiles them into one shared library, the form
-# the kernel benchmark races (bench/peers, --kriek-lib). Each size gets kriek_matmul_MxK_KxN_f32 (parallel loops
-# allowed, OpenMP) and kriek_matmul_MxK_KxN_f32_t1 (a serial Spec, for one thread). Synthesis goes through the
-# per-user DP table, so a second run only compiles.
-# Usage: scripts/kriek_library.sh SIZES OUT.so     (SIZES comma-separated: n or MxKxN, e.g. 64,256,2048x2048x1)
+# Synthesizes and emits a kriek kernel for each benchmark problem (plain or batched matmul, conv) and compiles them
+# into one shared library, the form the benchmarks race (bench/peers, --kriek-lib). Each problem gets SYMBOL
+# (parallel loops allowed, OpenMP) and SYMBOL_t1 (a serial Spec, for one thread); the peer driver says what kriek
+# calls each problem (`--list-kriek`: Problem::kriek_symbol and kriek_spec), so the names are defined once.
+# Each search runs as `kriek synth` under a time limit and an address-space limit; its time, peak RSS and Specs
+# solved go to the search CSV. A problem kriek cannot state yet (`kriek: error`), or whose search times out or
+# fails, is skipped with a note; the library holds the others. By default synthesis goes through the per-user DP
+# table (a second run only compiles); --cold gives each problem a fresh table, so the times are cold searches.
+# Usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]
+#   PROBLEMS: the driver's comma-separated list (bench/peers/problem.h), e.g. 64,4x64x64x64,1x56x56x64:3x3x64:p1
+# Exits 0 when it wrote OUT.so, 4 when no problem got a kernel (OUT.so removed), 2 on bad usage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -eq 2 ] || { echo "usage: scripts/kriek_library.sh SIZES OUT.so" >&2; exit 2; }
-sizes=$1 out=$2
+usage() {
+  echo "usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]" >&2
+  exit 2
+}
+[ $# -ge 2 ] || usage
+problems=$1 out=$2; shift 2
+search_csv="" limit_s=300 mem_gib=4 cold=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --search-csv) search_csv=${2:?}; shift ;;
+    --timeout) limit_s=${2:?}; shift ;;
+    --mem-gib) mem_gib=${2:?}; shift ;;
+    --cold) cold=1 ;;
+    *) usage ;;
+  esac
+  shift
+done
 "$root/scripts/setup.sh" "$root/build" >/dev/null
+"$root/bench/peers/build.sh" "$root/build-peers" 2>/dev/null
 kriek=$root/build/kriek
 src=$(mktemp -d "${TMPDIR:-/tmp}/kriek-lib-XXXXXX")
 trap 'rm -rf "$src"' EXIT
-IFS=, read -ra list <<<"$sizes"
-for s in "${list[@]}"; do
-  if [[ $s =~ ^[0-9]+$ ]]; then m=$s k=$s n=$s; else IFS=x read -r m k n <<<"$s"; fi
-  name=kriek_matmul_${m}x${k}_${k}x${n}_f32
-  echo "kriek-library: $name" >&2
-  "$kriek" emit "matmul ${m}x${k}x${n} f32" --name "$name" -o "$src/$name.c"
-  "$kriek" emit "matmul ${m}x${k}x${n} f32 serial" --name "${name}_t1" -o "$src/${name}_t1.c"
-done
+header=problem,symbol,spec,status,search_s,peak_rss_mib,specs_solved,time_limit_s,mem_limit_gib,table,note
+[ -z "$search_csv" ] || [ -s "$search_csv" ] || echo "$header" >"$search_csv"
+
+# search LABEL SYMBOL SPEC TABLE_ARGS...: `kriek synth` under the limits, then `kriek emit` from the table it
+# saved. Appends one CSV row; returns 0 when SYMBOL.c was written.
+search() {
+  local label=$1 sym=$2 spec=$3; shift 3
+  local log=$src/$sym.log times=$src/$sym.time status note="" rc=0
+  # Limits: timeout(1) ends the search, ulimit -v caps its address space (a failed allocation ends it).
+  (ulimit -v $((mem_gib * 1024 * 1024)); exec /usr/bin/time -f "%e %M" -o "$times" \
+    timeout "$limit_s" "$kriek" synth "$spec" "$@") </dev/null >"$log" 2>&1 || rc=$?
+  local secs rss_kib solved
+  read -r secs rss_kib < <(grep -E '^[0-9.]+ [0-9]+$' "$times" | tail -1 || echo "0 0")
+  solved=$(sed -n 's/^search: \([0-9]*\) specs solved.*/\1/p' "$log")
+  if [ $rc = 0 ]; then
+    "$kriek" emit "$spec" --name "$sym" -o "$src/$sym.c" "$@" </dev/null >>"$log" 2>&1 && status=ok ||
+      { status=failed; note="emit: $(grep -m1 'kriek: error' "$log" || echo "exit $?")"; }
+  elif grep -q '^kriek: error' "$log"; then
+    status=unsupported note=$(grep -m1 '^kriek: error' "$log")
+  elif [ $rc = 124 ]; then
+    status=timeout note="no result within ${limit_s} s"
+  else
+    status=failed note="exit $rc$(grep -q -i 'bad_alloc\|memory' "$log" && echo " (out of memory at ${mem_gib} GiB?)")"
+  fi
+  local table=per-user; [ $cold = 1 ] && table=cold
+  echo "kriek-library: $sym: $status, ${secs} s, $((rss_kib / 1024)) MiB${note:+ ($note)}" >&2
+  [ -z "$search_csv" ] || printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$label" "$sym" "${spec//,/;}" "$status" "$secs" \
+    "$((rss_kib / 1024))" "${solved:-}" "$limit_s" "$mem_gib" "$table" "${note//,/;}" >>"$search_csv"
+  [ $status = ok ]
+}
+
+while IFS=$'\t' read -r sym spec label; do
+  table=(); [ $cold = 1 ] && table=(--table "$src/$sym.table")
+  # The serial kernel's search reuses the parallel one's table: it shares every Spec below the parallel threshold.
+  search "$label" "$sym" "$spec" "${table[@]}" && search "$label" "${sym}_t1" "$spec serial" "${table[@]}" || true
+done < <("$root/build-peers/peer_naive" --list-kriek --sizes "$problems")
+
+shopt -s nullglob
+sources=("$src"/*.c)
+if ((${#sources[@]} == 0)); then
+  rm -f "$out"
+  echo "kriek-library: no problem got a kernel; no library written" >&2
+  exit 4
+fi
 # The ISA flags are the ones kriek compiles its own kernels with (`kriek target` prints them).
 read -ra isa_flags <<<"$("$kriek" target | sed -n 's/^C flags //p')"
-"${CC:-cc}" -std=c11 -O3 "${isa_flags[@]}" -fopenmp -fPIC -shared -Wall -Wextra -o "$out" "$src"/*.c
-echo "kriek-library: $out" >&2
+"${CC:-cc}" -std=c11 -O3 "${isa_flags[@]}" -fopenmp -fPIC -shared -Wall -Wextra -o "$out" "${sources[@]}"
+echo "kriek-library: $out (${#sources[@]} kernels)" >&2

@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 
 packages=(cmake ninja-build g++ ccache libboost-dev libboost-graph-dev libtbb-dev libcereal-dev catch2
-          llvm-16-dev libzstd-dev libedit-dev tmux)
+          llvm-16-dev libzstd-dev libedit-dev tmux libopenmpi-dev openmpi-bin pkg-config)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,13 +1,10 @@
-// Targets: level lookups, the fingerprint, named targets, and detection of the host with CPUID (the ISA from
-// the feature leaves and the OS's saved register state; L1d and L2 from the deterministic cache leaves, since this
-// VM has no /sys/devices/system/cpu/cpu0/cache and its legacy L3 leaf is wrong).
-#include <cpuid.h>
-
+// Targets: level lookups, the fingerprint, named targets and printing (host detection: spec/host_detect.cpp).
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 
 #include "spec/error.h"
+#include "spec/stable_hash.h"
 #include "spec/target.h"
 
 namespace kriek {
@@ -34,27 +31,16 @@ int Target::level_index(Level l) const {
 }
 
 std::uint64_t Target::fingerprint() const {
-  // FNV-1a over every parameter: stable across builds and machines (unlike std::hash or boost::hash).
-  std::uint64_t h = 1469598103934665603ull;
-  auto mix = [&](std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
-  for (char c : name) mix(static_cast<unsigned char>(c));
-  mix(static_cast<std::uint64_t>(isa));
+  StableHasher h;
+  h.add(name).add(static_cast<std::uint64_t>(isa));
   for (const auto& l : levels) {
-    mix(static_cast<std::uint64_t>(l.level));
-    mix(static_cast<std::uint64_t>(l.capacity));
-    mix(static_cast<std::uint64_t>(l.line_bytes));
-    mix(l.addressed);
-    mix(static_cast<std::uint64_t>(l.ways));
+    h.add(static_cast<std::uint64_t>(l.level)).add(static_cast<std::uint64_t>(l.capacity));
+    h.add(static_cast<std::uint64_t>(l.line_bytes)).add(l.addressed).add(static_cast<std::uint64_t>(l.ways));
   }
-  mix(static_cast<std::uint64_t>(vector_bytes));
-  mix(static_cast<std::uint64_t>(vector_registers));
-  mix(static_cast<std::uint64_t>(scalar_registers));
-  return h;
+  h.add(static_cast<std::uint64_t>(cores));
+  h.add(static_cast<std::uint64_t>(vector_bytes)).add(static_cast<std::uint64_t>(vector_registers));
+  h.add(static_cast<std::uint64_t>(scalar_registers));
+  return h.value();
 }
 
 Target make_target(Isa isa, std::int64_t l1_bytes, std::int64_t l2_bytes, std::int32_t l1_ways,
@@ -82,62 +68,6 @@ Target named_target(std::string_view name) {
 
 namespace {
 
-struct CacheSizes {
-  std::int64_t l1 = 0, l2 = 0, l3 = 0;
-  std::int32_t l1_ways = 0, l2_ways = 0;
-};
-
-/// Sizes and associativities of the level-1 data and level-2 caches from a deterministic cache-parameters leaf
-/// (4 on Intel, 0x8000001D on AMD): ways x partitions x line size x sets per subleaf.
-void read_caches(unsigned leaf, CacheSizes& out) {
-  for (unsigned sub = 0; sub < 16; ++sub) {
-    unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid_count(leaf, sub, &a, &b, &c, &d)) return;
-    const unsigned type = a & 0x1f;
-    if (type == 0) return;
-    const unsigned level = (a >> 5) & 0x7;
-    const std::int32_t ways = static_cast<std::int32_t>((b >> 22) + 1);
-    const std::int64_t size = std::int64_t(ways) * ((b >> 12 & 0x3ff) + 1) * ((b & 0xfff) + 1) * (c + 1);
-    if (level == 1 && (type == 1 || type == 3)) out.l1 = size, out.l1_ways = ways;
-    if (level == 2 && (type == 2 || type == 3)) out.l2 = size, out.l2_ways = ways;
-    if (level == 3) out.l3 = size;
-  }
-}
-
-Target detect_host() {
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  Isa isa = Isa::scalar;
-  if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
-    const bool avx512f = b & (1u << 16), avx2 = b & (1u << 5);
-    unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
-    __get_cpuid(1, &a1, &b1, &c1, &d1);
-    const bool osxsave = c1 & (1u << 27), fma = c1 & (1u << 12);
-    std::uint64_t xcr0 = 0;
-    if (osxsave) {
-      unsigned lo = 0, hi = 0;
-      __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-      xcr0 = (std::uint64_t(hi) << 32) | lo;
-    }
-    const bool ymm = (xcr0 & 0x6) == 0x6, zmm = (xcr0 & 0xe6) == 0xe6;
-    if (avx512f && fma && zmm) isa = Isa::avx512;
-    else if (avx2 && fma && ymm) isa = Isa::avx2;
-  }
-  CacheSizes caches;
-  unsigned max = __get_cpuid_max(0, nullptr);
-  if (max >= 4) read_caches(4, caches);
-  if ((caches.l1 == 0 || caches.l2 == 0) && __get_cpuid_max(0x80000000, nullptr) >= 0x8000001D) read_caches(0x8000001D, caches);
-  // Implausible or missing answers fall back to common sizes.
-  if (caches.l1 < 8 * 1024 || caches.l1 > 1024 * 1024) caches.l1 = 32 * 1024, caches.l1_ways = 8;
-  if (caches.l2 < 64 * 1024 || caches.l2 > 64 * 1024 * 1024) caches.l2 = 1024 * 1024, caches.l2_ways = 16;
-  if (caches.l1_ways < 2 || caches.l1_ways > 64) caches.l1_ways = 8;
-  if (caches.l2_ways < 2 || caches.l2_ways > 64) caches.l2_ways = 16;
-  if (caches.l3 > 256ll * 1024 * 1024) caches.l3 = 0;  // this VM reports hundreds of MiB
-  Target t = make_target(isa, caches.l1, caches.l2, caches.l1_ways, caches.l2_ways);
-  t.name = "host";
-  t.l3_bytes = caches.l3;
-  return t;
-}
-
 std::string human(std::int64_t bytes) {
   if (bytes == 0) return "unbounded";
   std::ostringstream out;
@@ -149,10 +79,6 @@ std::string human(std::int64_t bytes) {
 
 }  // namespace
 
-const Target& host_target() {
-  static const Target host = detect_host();
-  return host;
-}
 
 std::ostream& operator<<(std::ostream& out, const Target& t) {
   out << "target " << t.name << "\nisa " << isa_name(t.isa) << "\n";
@@ -170,6 +96,8 @@ std::ostream& operator<<(std::ostream& out, const Target& t) {
     out << "\n";
   }
   if (t.l3_bytes) out << "L3 " << human(t.l3_bytes) << " (informational)\n";
+  out << "cores " << t.cores << "\n";
+  for (const auto& note : t.notes) out << "note: " << note << "\n";
   out << "fingerprint " << std::hex << t.fingerprint() << std::dec << "\n";
   return out;
 }

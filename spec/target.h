@@ -44,6 +44,10 @@ struct Target {
   std::int64_t l3_bytes = 0;
   /// Nominal core clock in GHz, informational (peak estimates).
   double ghz = 0;
+  /// Cores a parallel loop may spread over (the host: the CPUs this process may run on).
+  std::int32_t cores = 2;
+  /// What detection noticed, e.g. CPUID and the OS disagreeing on a cache; informational, not fingerprinted.
+  std::vector<std::string> notes;
 
   bool has_level(Level l) const;
   /// The level's description; asserts that the target has it.
@@ -60,9 +64,11 @@ struct Target {
   friend bool operator==(const Target& a, const Target& b) { return a.fingerprint() == b.fingerprint(); }
 };
 
-/// The machine this runs on: ISA from CPUID (AVX-512F, else AVX2+FMA, else scalar), L1d and L2 sizes from
-/// CPUID's deterministic cache leaves (leaf 4 or 0x8000001D).
+/// The machine this runs on: ISA and caches from CPUID (see cpu_facts in spec/cpuid.h: leaf 4 on Intel,
+/// 0x8000001D or 0x80000005/6 on AMD), cross-checked against the OS's view (sysfs, glibc's sysconf; a
+/// disagreement becomes a note), cores from the CPUs this process may run on.
 const Target& host_target();
+// detect_target (spec/host_detect.h) derives it from a CPUID dump, so tests can replay recorded machines.
 /// A target by name: "host", "avx512", "avx2" or "scalar". Throws UserError for other names.
 Target named_target(std::string_view name);
 /// A typical target of the ISA with the given cache sizes and associativities.

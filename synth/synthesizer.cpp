@@ -3,11 +3,7 @@
 // Pareto-optimal ones. Tasks never wait for one another: a Spec's fold is a continuation its last child starts.
 #include "synth/synthesizer.h"
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <fstream>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -28,6 +24,8 @@ struct Synthesizer::Slot {
   std::mutex mutex;
   enum class State : std::uint8_t { idle, started, done } state = State::idle;
   std::atomic<bool> ready{false};
+  /// The frontier was read from the table (so a decision of it that does not rebuild is the table's fault).
+  bool from_table = false;
   /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
   std::vector<Job*> waiters;
   Frontier frontier;
@@ -222,6 +220,7 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
   if (table_) {
     if (std::optional<Frontier> stored = table_->lookup(spec)) {
       s.frontier = std::move(*stored);
+      s.from_table = true;
       stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
       complete(s);
       return;
@@ -323,10 +322,15 @@ void Synthesizer::complete(Slot& s) {
   }
 }
 
-const Frontier* Synthesizer::find(const Spec& spec) const {
+const Synthesizer::Slot* Synthesizer::find_slot(const Spec& spec) const {
   auto it = !options_.canonical || is_canonical(spec) ? memo_->map.find(spec) : memo_->map.find(canonical_spec(spec));
   if (it == memo_->map.end() || !it->second->ready.load(std::memory_order_acquire)) return nullptr;
-  return &it->second->frontier;
+  return it->second.get();
+}
+
+const Frontier* Synthesizer::find(const Spec& spec) const {
+  const Slot* s = find_slot(spec);
+  return s ? &s->frontier : nullptr;
 }
 
 void Synthesizer::preload(const Spec& spec, Frontier frontier) {
@@ -363,36 +367,17 @@ void Synthesizer::set_table(const Table* table) {
 }
 
 ImplPtr Synthesizer::reconstruct(const Spec& spec, std::size_t entry) const {
-  const Frontier* f = find(spec);
-  std::optional<Frontier> stored;  // a child loaded with its parent's frontier is not in the memo
-  if (!f && table_ && (stored = table_->lookup(spec))) f = &*stored;
-  KRIEK_ASSERT(f != nullptr, "reconstruct of a Spec that was never solved");
-  KRIEK_ASSERT(entry < f->entries.size(), "entry ", entry, " of a frontier of ", f->entries.size());
-  const FrontierEntry& e = f->entries[entry];
-  ApplyResult applied = apply(e.action, spec, target_);
-  const auto* node = std::get_if<ImplPtr>(&applied);
-  KRIEK_ASSERT(node, "stored action ", action_text(e.action), " no longer applies");
-  KRIEK_ASSERT(e.children.size() == (*node)->children.size(), "stored decision has ", e.children.size(),
-               " children, the action makes ", (*node)->children.size());
-  if (e.children.empty()) return *node;
-  std::vector<ImplPtr> children;
-  for (std::size_t i = 0; i < e.children.size(); ++i) {
-    children.push_back(reconstruct((*node)->children[i]->spec, e.children[i]));
-  }
-  return with_children(**node, std::move(children));
-}
-
-std::int64_t peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
-}
-
-std::int64_t current_rss_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::int64_t size = 0, resident = 0;
-  if (!(statm >> size >> resident)) return 0;
-  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+  return kriek::reconstruct(spec, entry, target_, [this](const Spec& s) {
+    StoredFrontier stored;
+    if (const Slot* slot = find_slot(s)) {
+      stored.frontier = &slot->frontier;
+      if (slot->from_table) stored.table = table_;
+    } else if (table_) {  // a child loaded with its parent's frontier is not in the memo
+      stored.read = table_->lookup(s);
+      stored.table = table_;
+    }
+    return stored;
+  });
 }
 
 }  // namespace kriek

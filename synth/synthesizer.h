@@ -16,6 +16,7 @@
 #include "impl/cost.h"
 #include "impl/node.h"
 #include "cache/frontier.h"
+#include "cache/reconstruct.h"
 #include "cache/table.h"
 
 namespace kriek {
@@ -55,7 +56,8 @@ class Synthesizer {
   const Frontier& solve(const Spec& spec);
   /// The cheapest Impl of `spec` whose peak fits `limits` (0 = unbounded), or nullopt.
   std::optional<ImplPtr> best(const Spec& spec, const MemoryUse& limits);
-  /// Rebuilds the Impl of frontier entry `entry` of an already solved `spec` from stored decisions only.
+  /// Rebuilds the Impl of frontier entry `entry` of an already solved `spec` from stored decisions only (the memo,
+  /// then the table: cache/reconstruct.h).
   ImplPtr reconstruct(const Spec& spec, std::size_t entry) const;
   /// The frontier of `spec` if it was solved (or preloaded), else nullptr. Never searches.
   const Frontier* find(const Spec& spec) const;
@@ -81,6 +83,8 @@ class Synthesizer {
   struct Memo;
   /// The memo entry of `spec`'s canonical form (made idle when new), with the map's stable copy of the key.
   std::pair<const Spec*, Slot*> entry(const Spec& spec);
+  /// The done memo entry of `spec`'s canonical form, or nullptr.
+  const Slot* find_slot(const Spec& spec) const;
   /// Asks for entry `s` of Spec `key` on behalf of `parent` (nullptr: the root): true when it is done already;
   /// otherwise `parent` is told when it is (and the first asker starts it).
   bool request(const Spec* key, Slot& s, Job* parent);
@@ -99,10 +103,5 @@ class Synthesizer {
   SynthStats stats_;
   const Table* table_ = nullptr;
 };
-
-/// Peak resident set size of this process in bytes.
-std::int64_t peak_rss_bytes();
-/// Resident set size of this process now, in bytes (0 where /proc is not available).
-std::int64_t current_rss_bytes();
 
 }  // namespace kriek

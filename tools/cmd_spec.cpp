@@ -1,8 +1,11 @@
 // `kriek spec check TEXT` and `kriek target`: parse, validate and print Specs; describe targets.
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "codegen/vector_isa.h"
 #include "spec/error.h"
+#include "spec/host_detect.h"
 #include "spec/text.h"
 #include "tools/command.h"
 
@@ -19,8 +22,21 @@ int run_spec(const std::vector<std::string>& raw) {
 }
 
 int run_target(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target"}, {});
+  const Args args = parse_args(raw, {"--target", "--from-cpuid"}, {"--dump-cpuid"});
   if (!args.positional.empty()) user_error("kriek target takes no arguments, got '", args.positional[0], "'");
+  if (args.has("--dump-cpuid")) {
+    print_cpuid(std::cout, record_host_cpuid());
+    return 0;
+  }
+  if (const std::string* file = args.get("--from-cpuid")) {
+    // What detection makes of a recorded machine (the OS view is not recorded, so no cross-check).
+    std::ifstream in(*file);
+    if (!in) user_error("cannot read the CPUID dump '", *file, "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::cout << detect_target(parse_cpuid(text.str()), OsCacheView{}, os_cores());
+    return 0;
+  }
   const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
   std::cout << target << "C flags";
   for (const std::string& f : codegen::isa_flags(target)) std::cout << ' ' << f;

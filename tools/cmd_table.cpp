@@ -1,33 +1,81 @@
 // `kriek query SPEC` and `kriek table stats|merge|export`: answers from the persisted DP table, without search.
+// The table functions are cache/'s; this file reads the arguments and the environment, prints and exits.
+#include <cstdlib>
 #include <iostream>
 
-#include "cache/commands.h"
+#include "cache/reconstruct.h"
+#include "cache/table_files.h"
+#include "cache/table_tools.h"
+#include "impl/printer.h"
 #include "spec/error.h"
 #include "spec/text.h"
 #include "tools/command.h"
 
 namespace kriek::tools {
 
+std::filesystem::path default_table_path(const Target& target) {
+  return kriek::default_table_path(target, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+}
+
+namespace {
+
+/// Prints the frontier of `spec` in the table at `path` (up to `top_k` entries, 0 = all: cost, peak per level,
+/// action), marks the cheapest entry that fits `limits`, and prints its Impl rebuilt from the table. UserError
+/// when the Spec is not in the table or no entry fits.
+void query(const std::filesystem::path& path, const Spec& spec, const Target& target, const MemoryUse& limits,
+           std::size_t top_k) {
+  const Table table = Table::open(path, target, CostModel::for_target(target));
+  const std::optional<Frontier> f = table.lookup(spec);
+  if (!f) {
+    user_error(spec, " is not in the DP table ", path.string(), "; kriek synth --table ", path.string(),
+               " adds it");
+  }
+  const std::ptrdiff_t best = f->best_within(limits);
+  std::cout << "# " << spec << "\n# frontier of " << f->entries.size() << " entries (cost in 1/16 cycles)\n";
+  const std::size_t shown = top_k == 0 ? f->entries.size() : std::min(top_k, f->entries.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    const FrontierEntry& e = f->entries[i];
+    std::cout << (static_cast<std::ptrdiff_t>(i) == best ? "* " : "  ") << i << "  cost " << e.cost << "  peak "
+              << e.peak << "  " << action_text(e.action, spec) << "\n";
+  }
+  if (best < 0) user_error("no Impl of ", spec, " in ", path.string(), " fits the memory limits ", limits);
+  std::cout << "# best within limits: entry " << best << "\n"
+            << print_impl(reconstruct(spec, static_cast<std::size_t>(best), target, table_lookup(table)));
+}
+
+}  // namespace
+
 int run_query(const std::vector<std::string>& raw) {
   const Args args = parse_args(raw, {"--target", "--memory", "--table"}, {"--frontier"});
   if (args.positional.size() != 1) user_error("usage: kriek query SPEC [--table FILE] [--memory ...] [--frontier]");
   const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
   const Spec spec = parse_spec(args.positional[0], target);
-  const CostModel model = CostModel::for_target(target);
   MemoryUse limits = capacities(target);
   if (const auto* m = args.get("--memory")) limits = parse_memory_limits(*m, limits);
-  const std::filesystem::path path = args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
-  return query_command(path, spec, target, model, limits, args.has("--frontier") ? 0 : 1, std::cout);
+  const std::filesystem::path path =
+      args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
+  query(path, spec, target, limits, args.has("--frontier") ? 0 : 1);
+  return 0;
 }
 
 int run_table(const std::vector<std::string>& raw) {
   const Args args = parse_args(raw, {"-o"}, {});
   const auto& p = args.positional;
   if (p.empty()) user_error("usage: kriek table stats FILE | merge IN... -o OUT | export FILE");
-  if (p[0] == "stats" && p.size() == 2) return table_stats_command(p[1], std::cout);
-  if (p[0] == "export" && p.size() == 2) return table_export_command(p[1], std::cout);
+  if (p[0] == "stats" && p.size() == 2) {
+    const Table table = Table::open(p[1]);
+    print_stats(std::cout, table, table_stats(table));
+    return 0;
+  }
+  if (p[0] == "export" && p.size() == 2) {
+    export_json_lines(Table::open(p[1]), std::cout);
+    return 0;
+  }
   if (p[0] == "merge" && p.size() >= 2 && args.get("-o")) {
-    return table_merge_command(std::vector<std::filesystem::path>(p.begin() + 1, p.end()), *args.get("-o"), std::cout);
+    const std::filesystem::path output = *args.get("-o");
+    const WriteSummary s = merge_tables(std::vector<std::filesystem::path>(p.begin() + 1, p.end()), output);
+    std::cout << "wrote " << output.string() << ": " << s.entries << " specs, " << s.bytes << " bytes\n";
+    return 0;
   }
   user_error("usage: kriek table stats FILE | merge IN... -o OUT | export FILE (got '", p[0], "')");
 }

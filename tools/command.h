@@ -1,9 +1,12 @@
 // The subcommands of the kriek program: each is one file defining a Command; main.cpp dispatches by name.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "spec/target.h"
 
 namespace kriek::tools {
 
@@ -27,6 +30,7 @@ int run_query(const std::vector<std::string>& args);
 int run_table(const std::vector<std::string>& args);
 int run_repl_command(const std::vector<std::string>& args);
 int run_script(const std::vector<std::string>& args);
+int run_library(const std::vector<std::string>& args);
 
 /// Reads `--flag VALUE` pairs and positional arguments; a flag not in `flags` is a UserError naming it.
 struct Args {
@@ -41,6 +45,9 @@ Args parse_args(const std::vector<std::string>& args, const std::vector<std::str
 /// The value of `flag` as a positive number (at most 6 digits), or `fallback` when absent; a UserError naming the
 /// flag and the value otherwise.
 int positive_flag(const Args& args, std::string_view flag, int fallback);
+
+/// The per-user DP table of `target` from $XDG_CACHE_HOME, else $HOME (cache/table_files.h).
+std::filesystem::path default_table_path(const Target& target);
 
 /// Writes `text` to `path` through a temporary file renamed over it, so a failure never leaves half a file;
 /// a UserError naming the path when it cannot.

@@ -10,7 +10,10 @@ namespace kriek::tools {
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"spec", "kriek spec check TEXT [--target T]", "parse and validate a Spec, print its long form", run_spec},
-      {"target", "kriek target [--target T]", "print a target: ISA, levels, capacities, vector widths", run_target},
+      {"target", "kriek target [--target T] | --dump-cpuid | --from-cpuid FILE",
+       "print a target: ISA, levels, capacities, ways, vector widths, cores and detection notes; --dump-cpuid "
+       "records this machine's CPUID leaves, --from-cpuid shows what detection makes of a recorded dump",
+       run_target},
       {"synth",
        "kriek synth SPEC [--target T] [--memory L1=32K,...] [--threads N] [--frontier] [--graph FILE] "
        "[--table FILE | --no-table]",
@@ -25,6 +28,12 @@ const std::vector<Command>& commands() {
        "the best Impl and frontier of a Spec from the persisted DP table alone", run_query},
       {"table", "kriek table stats FILE | merge IN... -o OUT | export FILE",
        "inspect, combine and export DP tables", run_table},
+      {"library",
+       "kriek library LIST -o DIR [--name NAME] [--keep-going] [--shard I/N] [--backend c] [--target T] "
+       "[--memory ...] [--threads N] [--table FILE | --no-table]",
+       "a kernel library from a list of Specs: header, shared and static libraries, CMake and pkg-config files, "
+       "manifest; every kernel verified; only changed kernels recompiled",
+       run_library},
       {"repl", "kriek repl [--target T]", "schedule by hand, with the DP completing holes (see README)",
        run_repl_command},
       {"script", "kriek script FILE [--target T]", "replay a REPL script; stops at the first failing line",

@@ -11,8 +11,10 @@
 #include <sstream>
 #include <thread>
 
-#include "cache/commands.h"
+#include "cache/table_files.h"
+#include "cache/table_tools.h"
 #include "spec/error.h"
+#include "spec/host_memory.h"
 #include "spec/text.h"
 
 namespace kriek::tools {

@@ -1,7 +1,8 @@
 // cblas_sgemm runner, built twice: against OpenBLAS (peer_openblas) and against BLIS (-DPEER_BLIS, peer_blis).
 // Both libraries export cblas_sgemm, so each gets its own executable. The kernel set they use is chosen when the
 // library loads, from OPENBLAS_CORETYPE / BLIS_ARCH_TYPE in the environment: the runner's name says whether one
-// was set ("-forced"), and kernel() reports what the library actually picked.
+// was set ("-forced"), and kernel() reports what the library actually picked. A batched matmul is a loop of
+// cblas_sgemm calls, one per batch, as a user of these libraries writes it.
 #include <cstdlib>
 
 #include "driver.h"
@@ -25,6 +26,7 @@ class BlasRunner final : public Runner {
     const char* forced = std::getenv(PEER_ENV);
     return forced && *forced ? PEER_NAME "-forced" : PEER_NAME;
   }
+  bool handles(Op op) const override { return op == Op::matmul; }
   std::string kernel() const override {
     const char* forced = std::getenv(PEER_ENV);
     std::string env = forced && *forced ? std::string(" (" PEER_ENV "=") + forced + ")" : "";
@@ -43,8 +45,10 @@ class BlasRunner final : public Runner {
 #endif
   }
   void run() override {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p_.M, p_.N, p_.K, 1.0f, A_, p_.K, B_, p_.N, 0.0f, C_,
-                p_.N);
+    const std::size_t a = std::size_t(p_.M) * p_.K, b = std::size_t(p_.K) * p_.N, c = std::size_t(p_.M) * p_.N;
+    for (int i = 0; i < p_.batch; ++i)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, p_.M, p_.N, p_.K, 1.0f, A_ + i * a, p_.K, B_ + i * b,
+                  p_.N, 0.0f, C_ + i * c, p_.N);
   }
 
  private:

@@ -1,8 +1,9 @@
 // The benchmark driver shared by every peer executable: parses the command line, makes identical inputs in
-// every process (fixed seed per size), and for each runner prepares once (untimed), warms up, times the median
+// every process (a fixed seed per problem), and for each runner prepares once (untimed), warms up, times the median
 // of repeated runs, and checks C against a double-precision reference. Prints a table; appends to a CSV.
 #include "driver.h"
 
+#include <malloc.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -19,26 +20,6 @@
 #include <sstream>
 
 namespace bench {
-
-std::string Problem::text() const {
-  return std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
-}
-
-bool parse_problem(const std::string& text, Problem& out) {
-  int v[3];
-  int n = 0;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, 'x')) {
-    if (n == 3 || part.empty() || part.find_first_not_of("0123456789") != std::string::npos) return false;
-    v[n++] = std::atoi(part.c_str());
-    if (v[n - 1] <= 0) return false;
-  }
-  if (n == 1) out = {v[0], v[0], v[0]};
-  else if (n == 3) out = {v[0], v[1], v[2]};
-  else return false;
-  return true;
-}
 
 float* alloc_aligned(std::size_t n) {
   std::size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
@@ -83,7 +64,14 @@ double allowed_cpus_busy_ms(int* ncpus) {
   return ticks * 1e3 / double(sysconf(_SC_CLK_TCK));
 }
 
-// Uniform values in [-1, 1) from splitmix64, seeded by the size, so every process sees the same A and B.
+// A seed from text (FNV-1a), the same in every process and build.
+std::uint64_t seed(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// Uniform values in [-1, 1) from splitmix64, seeded by the problem, so every process sees the same A and B.
 void fill_random(float* x, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i) {
     std::uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
@@ -92,37 +80,6 @@ void fill_random(float* x, std::size_t n, std::uint64_t seed) {
     z ^= z >> 31;
     x[i] = static_cast<float>(static_cast<double>(z >> 40) / double(1ull << 23) - 1.0);
   }
-}
-
-// Max over checked elements of |C - R| / sum_k |A_ik B_kj| (R in double): the error relative to the
-// componentwise bound, which any correct FP32 summation order keeps under about K * 2^-24. Rows checked: all
-// when M <= 128, else the first and last 16 and 32 spread between (remainder tiles live at the edges).
-double max_rel_err(const Problem& p, const float* A, const float* B, const float* C) {
-  std::vector<int> rows;
-  if (p.M <= 128) {
-    for (int i = 0; i < p.M; ++i) rows.push_back(i);
-  } else {
-    for (int i = 0; i < 16; ++i) rows.push_back(i), rows.push_back(p.M - 1 - i);
-    for (int s = 1; s <= 32; ++s) rows.push_back(int(std::int64_t(p.M) * s / 33));
-  }
-  std::vector<double> ref(p.N), bound(p.N);
-  double worst = 0.0;
-  for (int i : rows) {
-    std::fill(ref.begin(), ref.end(), 0.0);
-    std::fill(bound.begin(), bound.end(), 0.0);
-    for (int k = 0; k < p.K; ++k) {
-      double a = A[std::size_t(i) * p.K + k];
-      const float* b = B + std::size_t(k) * p.N;
-      for (int j = 0; j < p.N; ++j) ref[j] += a * b[j], bound[j] += std::fabs(a * b[j]);
-    }
-    for (int j = 0; j < p.N; ++j) {
-      double c = C[std::size_t(i) * p.N + j];
-      if (!std::isfinite(c)) return std::numeric_limits<double>::infinity();
-      double e = std::fabs(c - ref[j]) / std::max(bound[j], 1e-30);
-      worst = std::max(worst, e);
-    }
-  }
-  return worst;
 }
 
 constexpr double kForeignLoad = 0.15;  // other processes' share of our cores above which a result is starved
@@ -148,8 +105,7 @@ Result measure(Runner& r, const Problem& p, const float* A, const float* B, floa
   r.prepare(p, A, B, C, o.threads);
   res.kernel = r.kernel();
   res.excluded = r.excluded();
-  std::size_t nc = std::size_t(p.M) * p.N;
-  std::fill(C, C + nc, std::numeric_limits<float>::quiet_NaN());  // C must be fully overwritten
+  std::fill(C, C + p.c_size(), std::numeric_limits<float>::quiet_NaN());  // C must be fully overwritten
   r.run();
   res.err = max_rel_err(p, A, B, C);
   // Warm-up, then size each repetition to last at least min_rep_ms.
@@ -195,8 +151,7 @@ Result measure(Runner& r, const Problem& p, const float* A, const float* B, floa
   res.median = g[g.size() / 2];
   res.lo = g.front();
   res.hi = g.back();
-  double tol = 2.0 * p.K * std::ldexp(1.0, -24);
-  if (!(res.err <= tol)) res.status = "WRONG";
+  if (!(res.err <= tolerance(p))) res.status = "WRONG";
   return res;
 }
 
@@ -210,13 +165,15 @@ void append_csv(const Options& o, const Problem& p, const Result& r) {
   if (std::ifstream in(o.csv); in && in.peek() != std::ifstream::traits_type::eof()) fresh = false;
   std::ofstream out(o.csv, std::ios::app);
   if (fresh)
-    out << "library,kernel,threads,M,K,N,gflops_median,gflops_min,gflops_max,pct_of_peak,peak_gflops_1core,"
-           "reps,calls_per_rep,max_rel_err,cpu_share,foreign_load,starved,attempts,status,excluded_from_timing,process\n";
+    out << "library,kernel,threads,op,problem,name,batch,M,K,N,gflops_median,gflops_min,gflops_max,pct_of_peak,"
+           "peak_gflops_1core,reps,calls_per_rep,max_rel_err,cpu_share,foreign_load,starved,attempts,status,"
+           "excluded_from_timing,process\n";
   double pct = o.peak_gflops > 0 ? 100.0 * r.median / (o.peak_gflops * o.threads) : 0.0;
-  char buf[512];
-  std::snprintf(buf, sizeof buf, "%d,%d,%d,%d,%.2f,%.2f,%.2f,%.1f,%.1f,%d,%d,%.3g,%.2f,%.2f,%d,%d,", o.threads, p.M,
-                p.K, p.N, r.median, r.lo, r.hi, pct, o.peak_gflops, o.reps, r.calls, r.err, r.cpu_share,
-                r.foreign_load, int(r.starved), r.attempts);
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, "%d,%s,%s,%s,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.1f,%.1f,%d,%d,%.3g,%.2f,%.2f,%d,%d,",
+                o.threads, p.op == Op::conv ? "conv" : "matmul", csv_field(p.text()).c_str(),
+                csv_field(p.name).c_str(), p.batch, p.M, p.K, p.N, r.median, r.lo, r.hi, pct, o.peak_gflops, o.reps,
+                r.calls, r.err, r.cpu_share, r.foreign_load, int(r.starved), r.attempts);
   out << csv_field(r.name) << ',' << csv_field(r.kernel) << ',' << buf << csv_field(r.status) << ','
       << csv_field(r.excluded) << ',' << csv_field(o.process) << '\n';
 }
@@ -224,9 +181,15 @@ void append_csv(const Options& o, const Problem& p, const Result& r) {
 [[noreturn]] void usage(const char* argv0, const std::string& why) {
   if (!why.empty()) std::fprintf(stderr, "error: %s\n", why.c_str());
   std::fprintf(stderr,
-               "usage: %s [--sizes 64,256,2048x2048x1] [--threads N] [--quick] [--reps R] [--min-ms T]\n"
+               "usage: %s [--sizes LIST] [--threads N] [--quick] [--reps R] [--min-ms T]\n"
                "          [--peak GFLOPS] [--csv FILE] [--label NAME]\n"
-               "          [--kriek-so PATH --kriek-symbol NAME [--kriek-size MxKxN] | --kriek-lib PATH]\n",
+               "          [--kriek-so PATH --kriek-symbol NAME [--kriek-size SIZE] | --kriek-lib PATH]\n"
+               "          [--list-kriek]\n"
+               "  LIST: comma-separated problems, each [NAME=]SIZE with SIZE one of\n"
+               "    n | MxKxN | BxMxKxN          matmul (square, plain, batched)\n"
+               "    NxHxWxC:FHxFWxF[:sS][:pP]    NHWC conv, FH x FW x C x F filters, stride S, zero padding P\n"
+               "  --list-kriek: print each problem's kriek kernel name, spec text and label (tab-separated),\n"
+               "    run nothing\n",
                argv0);
   std::exit(2);
 }
@@ -255,12 +218,13 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--kriek-symbol") o.kriek_symbol = value();
     else if (a == "--kriek-size") kriek_size = value();
     else if (a == "--kriek-lib") o.kriek_lib = value();
+    else if (a == "--list-kriek") o.list_kriek = true;
     else usage(argv[0], "unknown option '" + a + "'");
   }
   std::stringstream ss(sizes);
   for (std::string t; std::getline(ss, t, ',');) {
     Problem p;
-    if (!parse_problem(t, p)) usage(argv[0], "bad size '" + t + "' (want n or MxKxN)");
+    if (!parse_problem(t, p)) usage(argv[0], "bad size '" + t + "' (see the forms below)");
     o.problems.push_back(p);
   }
   if (o.threads < 1) usage(argv[0], "--threads must be at least 1");
@@ -271,7 +235,7 @@ Options parse_options(int argc, char** argv) {
     if (!kriek_size.empty() && !parse_problem(kriek_size, o.kriek_problem))
       usage(argv[0], "bad --kriek-size '" + kriek_size + "'");
     if (kriek_size.empty() && o.problems.size() != 1)
-      usage(argv[0], "a kriek kernel has one fixed size: give --kriek-size MxKxN or a single --sizes entry");
+      usage(argv[0], "a kriek kernel has one fixed size: give --kriek-size SIZE or a single --sizes entry");
     if (kriek_size.empty()) o.kriek_problem = o.problems[0];
   }
   return o;
@@ -283,6 +247,17 @@ Options parse_options(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace bench;
   Options o = parse_options(argc, argv);
+  if (o.list_kriek) {
+    for (const Problem& p : o.problems)
+      std::printf("%s\t%s\t%s\n", p.kriek_symbol().c_str(), p.kriek_spec().c_str(), p.label().c_str());
+    return 0;
+  }
+  // Libraries that allocate buffers inside every call (Eigen's packing, oneDNN's gemm:jit) would otherwise have
+  // glibc return them to the kernel and fault them back in on the next call (up to 4x at some sizes, see
+  // shared/PEERS.md): every peer and kriek run with the trim threshold at 1 GiB and the mmap threshold at glibc's
+  // maximum, 32 MiB (a larger value is refused).
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   std::vector<RunnerPtr> runners = peer_runners(o);
   bool any_wrong = false;
   if (!o.label.empty() && runners.size() > 1) usage(argv[0], "--label needs an executable with one runner");
@@ -290,23 +265,24 @@ int main(int argc, char** argv) {
   std::printf("# %s, %d thread(s), median of %d reps (each >= %.0f ms); timings exclude each runner's prepare()\n",
               o.process.c_str(), o.threads, o.reps, o.min_rep_ms);
   for (const Problem& p : o.problems) {
-    std::size_t a = std::size_t(p.M) * p.K, b = std::size_t(p.K) * p.N, c = std::size_t(p.M) * p.N;
-    float *A = alloc_aligned(a), *B = alloc_aligned(b), *C = alloc_aligned(c);
-    fill_random(A, a, 0x1000003ull * p.M + 0x1001ull * p.K + p.N);
-    fill_random(B, b, 0x2000003ull * p.N + 0x2001ull * p.K + p.M);
+    float *A = alloc_aligned(p.a_size()), *B = alloc_aligned(p.b_size()), *C = alloc_aligned(p.c_size());
+    fill_random(A, p.a_size(), seed(p.text() + "A"));
+    fill_random(B, p.b_size(), seed(p.text() + "B"));
+    const std::string label = p.label();
     std::vector<Result> results;
     for (RunnerPtr& r : runners) {
+      if (!r->handles(p.op)) continue;
       bool is_kriek = r->name() == "kriek";
       // A kriek kernel computes one fixed size; a library of them skips the sizes it has no kernel for.
       if (is_kriek && !r->unsupported(p, o.threads).empty()) continue;
       Result res = measure(*r, p, A, B, C, o);
       if (!is_kriek && !o.label.empty()) res.name = o.label;
       if (res.status.rfind("skip", 0) == 0) {
-        std::printf("%-14s %-16s %s\n", p.text().c_str(), res.name.c_str(), res.status.c_str());
+        std::printf("%-14s %-16s %s\n", label.c_str(), res.name.c_str(), res.status.c_str());
       } else {
         std::string excl = res.excluded.empty() ? "" : "  [untimed: " + res.excluded + "]";
         std::printf("%-14s %-16s %-26s %7.1f GFLOP/s [%6.1f..%6.1f] cpu %3.0f%% others %2.0f%%%s err %.1e %s%s\n",
-                    p.text().c_str(), res.name.c_str(), res.kernel.substr(0, 26).c_str(), res.median, res.lo,
+                    label.c_str(), res.name.c_str(), res.kernel.substr(0, 26).c_str(), res.median, res.lo,
                     res.hi, 100 * res.cpu_share, 100 * res.foreign_load, res.starved ? " (starved)" : "", res.err,
                     res.status.c_str(), excl.c_str());
       }
@@ -320,7 +296,7 @@ int main(int argc, char** argv) {
       if (r.name == "kriek" && r.status == "ok") kriek = &r;
     for (const Result& r : results)
       if (kriek && &r != kriek && r.status == "ok")
-        std::printf("%-14s kriek / %-18s = %.2fx (same process, same inputs)\n", p.text().c_str(), r.name.c_str(),
+        std::printf("%-14s kriek / %-18s = %.2fx (same process, same inputs)\n", label.c_str(), r.name.c_str(),
                     kriek->median / r.median);
     free_aligned(A), free_aligned(B), free_aligned(C);
   }

@@ -1,29 +1,22 @@
-// The common interface of the kernel benchmark: a Runner computes row-major FP32 C = A·B for one problem size;
-// the driver (driver.cpp) prepares each runner once, times it and checks its result against a reference.
-// Each peer executable supplies peer_runners(); the kriek runner (kriek_runner.cpp) is linked into every one.
+// The common interface of the kernel and conv benchmarks: a Runner computes one Problem (problem.h: a plain or
+// batched matmul, or a convolution) into C from A and B; the driver (driver.cpp) prepares each runner once, times
+// it and checks its result against a reference. Each peer executable supplies peer_runners(); the kriek runner
+// (kriek_runner.cpp) is linked into every one.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "problem.h"
+
 namespace bench {
 
-/// Row-major C[M,N] = A[M,K] · B[K,N] in FP32.
-struct Problem {
-  int M = 0, K = 0, N = 0;
-  double flops() const { return 2.0 * M * K * N; }
-  friend bool operator==(const Problem&, const Problem&) = default;
-  std::string text() const;  // "MxKxN"
-};
-
-/// Parses "n" (n x n x n) or "MxKxN"; returns false on malformed text.
-bool parse_problem(const std::string& text, Problem& out);
-
-/// One library's (or kriek's) way of computing C = A·B.
+/// One library's (or kriek's) way of computing a Problem: C = A·B for a matmul (batched: one per batch), the
+/// convolution of image A with filters B into C.
 ///
-/// Protocol, per problem: supports() -> prepare() once (untimed: primitive creation, JIT, one-time reorders
-/// of B) -> run() many times (timed) -> release(). run() must overwrite all of C with A·B, whatever C held.
+/// Protocol, per problem: handles() and unsupported() -> prepare() once (untimed: primitive creation, JIT,
+/// one-time reorders of B) -> run() many times (timed) -> release(). run() must overwrite all of C, whatever C held.
 class Runner {
  public:
   virtual ~Runner() = default;
@@ -31,6 +24,8 @@ class Runner {
   virtual std::string name() const = 0;
   /// What the library picked at run time (OpenBLAS core, BLIS arch, oneDNN implementation), for the record.
   virtual std::string kernel() const { return ""; }
+  /// Whether the runner computes this kind of problem at all (the driver leaves it out of other kinds' tables).
+  virtual bool handles(Op op) const = 0;
   /// Empty when the runner handles `p` with `threads` threads, else the reason it skips.
   virtual std::string unsupported(const Problem& p, int threads) const {
     (void)p;
@@ -39,7 +34,8 @@ class Runner {
   }
   /// One-time, untimed set-up on the buffers that every run() then uses. A and B stay constant.
   virtual void prepare(const Problem& p, const float* A, const float* B, float* C, int threads) = 0;
-  /// The timed call: C = A·B on the buffers given to prepare().
+  /// The timed call on the buffers given to prepare(): nothing but the library's call (set-up belongs in
+  /// prepare(), so every runner is timed the same way).
   virtual void run() = 0;
   /// Frees what prepare() made.
   virtual void release() {}
@@ -62,7 +58,8 @@ struct Options {
   std::string process;        // this executable's name, recorded in the CSV
   std::string kriek_so, kriek_symbol;
   Problem kriek_problem;      // the one size the kriek kernel computes
-  std::string kriek_lib;      // a library of kriek kernels, one per size, named as `kriek emit` names them
+  std::string kriek_lib;      // a library of kriek kernels, one per size, named by Problem::kriek_symbol()
+  bool list_kriek = false;    // print each problem's kriek symbol, spec text and label, run nothing
 };
 
 /// The runners of this executable's library; defined once per peer executable.

@@ -1,10 +1,11 @@
 // The kriek runner: dlopens a shared object holding synthesized kernels `void NAME(const float *A, const float *B,
-// float *C)` for fixed M, K, N (row-major, C overwritten), so kernels kriek emitted race any peer in that peer's
-// own process, on the same inputs. Linked into every peer executable. Two ways to name the kernels:
-//   --kriek-so PATH --kriek-symbol NAME [--kriek-size MxKxN]   one kernel of one size;
-//   --kriek-lib PATH   a library of kernels named as `kriek emit` names them, kriek_matmul_MxK_KxN_f32, each with
-//                      an optional _t<threads> variant that is preferred for that thread count (a serial kernel
-//                      for 1 thread, say); sizes without a kernel are skipped.
+// float *C)` for one fixed Problem each (matmul: lhs, rhs, out; conv: image, filters, out; dense, row-major or
+// NHWC / HWIO, the output overwritten), so kernels kriek emitted race any peer in that peer's own process, on the
+// same inputs. Linked into every peer executable. Two ways to name the kernels:
+//   --kriek-so PATH --kriek-symbol NAME [--kriek-size SIZE]   one kernel of one problem;
+//   --kriek-lib PATH   a library of kernels named by Problem::kriek_symbol() (kriek_matmul_MxK_KxN_f32, ...; see
+//                      scripts/kriek_library.sh), each with an optional _t<threads> variant that is preferred for
+//                      that thread count (a serial kernel for 1 thread, say); problems without a kernel are skipped.
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -16,11 +17,6 @@ namespace bench {
 namespace {
 
 using KriekKernel = void (*)(const float*, const float*, float*);
-
-std::string library_symbol(const Problem& p) {
-  return "kriek_matmul_" + std::to_string(p.M) + "x" + std::to_string(p.K) + "_" + std::to_string(p.K) + "x" +
-         std::to_string(p.N) + "_f32";
-}
 
 class KriekRunner final : public Runner {
  public:
@@ -45,11 +41,12 @@ class KriekRunner final : public Runner {
   ~KriekRunner() override { dlclose(handle_); }
 
   std::string name() const override { return "kriek"; }
+  bool handles(Op) const override { return true; }
   std::string kernel() const override { return symbol_; }
   std::string unsupported(const Problem& p, int threads) const override {
     if (library_) {
-      if (find(library_symbol(p) + "_t" + std::to_string(threads)) || find(library_symbol(p))) return "";
-      return "no kernel " + library_symbol(p) + " in " + path_;
+      if (find(p.kriek_symbol() + "_t" + std::to_string(threads)) || find(p.kriek_symbol())) return "";
+      return "no kernel " + p.kriek_symbol() + " in " + path_;
     }
     (void)threads;  // the kernel decides its own threading (OpenMP pragmas in the emitted C)
     if (!(p == size_)) return "kernel " + symbol_ + " computes " + size_.text() + " only";
@@ -58,9 +55,9 @@ class KriekRunner final : public Runner {
   void prepare(const Problem& p, const float* A, const float* B, float* C, int threads) override {
     A_ = A, B_ = B, C_ = C;
     if (library_) {
-      symbol_ = library_symbol(p) + "_t" + std::to_string(threads);
+      symbol_ = p.kriek_symbol() + "_t" + std::to_string(threads);
       fn_ = find(symbol_);
-      if (!fn_) fn_ = find(symbol_ = library_symbol(p));
+      if (!fn_) fn_ = find(symbol_ = p.kriek_symbol());
     }
   }
   void run() override { fn_(A_, B_, C_); }

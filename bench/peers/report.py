@@ -1,25 +1,36 @@
 #!/usr/bin/env python3
-"""Summarizes bench/results/kernels.csv (written by the peer executables): prints, per thread count, a Markdown
-table of GFLOP/s per library and size and one of the fraction of the measured peak (threads x the single-core
-peak from peak_fma), lists the kernel each library picked, and draws GFLOP/s vs size per library to a PNG.
+"""Summarizes a benchmark CSV written by the peer executables (bench/results/kernels.csv or conv.csv): prints, per
+thread count, Markdown tables of GFLOP/s per library and problem, of the fraction of the measured peak (threads x
+the single-core peak from peak_fma) and of each library's ratio to oneDNN (the better of its variants, geometric
+mean in the last column), the 2-thread / 1-thread speed-ups, kriek's search time and peak RSS per problem when
+given the search CSV of scripts/kriek_library.sh, lists the kernel each library picked, and draws GFLOP/s per
+library to a PNG (square matmuls as lines, every other problem as bars).
 
-Usage: report.py CSV [--png PNG] [--md MD]
+Usage: report.py CSV [--png PNG] [--md MD] [--search SEARCH_CSV]
 The plot needs matplotlib (Debian: python3-matplotlib, so run with /usr/bin/python3); without it only the
 tables are written.
 """
 import argparse
 import csv
+import math
 import statistics
 import sys
 from collections import OrderedDict
 
 # Table order: the bar first (forced AVX-512 builds), then what users get, then baselines; kriek leads.
-ORDER = ["kriek", "libxsmm", "onednn-packedB", "onednn", "openblas-forced", "openblas", "blis-forced", "blis",
-         "eigen", "naive"]
+ORDER = ["kriek", "libxsmm", "onednn-packedB", "onednn-packedW", "onednn", "openblas-forced", "openblas",
+         "blis-forced", "blis", "eigen", "naive"]
+ONEDNN = ("onednn", "onednn-packedB", "onednn-packedW")
 
 
-def size_label(m, k, n):
-    return str(m) if m == k == n else f"{m}x{k}x{n}"
+def label(r):
+    """The problem's label: its name (a conv layer), else its text; old CSVs have only M, K, N."""
+    if r.get("name"):
+        return r["name"]
+    if r.get("problem"):
+        return r["problem"]
+    m, k, n = r["M"], r["K"], r["N"]
+    return m if m == k == n else f"{m}x{k}x{n}"
 
 
 def load(path):
@@ -28,63 +39,21 @@ def load(path):
 
 
 def summarize(rows):
-    """-> {threads: {library: {size: (gflops, pct, status)}}}, sizes in order of first appearance, kernels."""
-    sizes = OrderedDict()
+    """-> problems in order of first appearance, {threads: {library: {problem: [rows]}}}, kernels, peak."""
+    problems = OrderedDict()
     cells = {}
     kernels = OrderedDict()
     peak = 0.0
     for r in rows:
-        t = int(r["threads"])
-        m, k, n = int(r["M"]), int(r["K"]), int(r["N"])
-        label = size_label(m, k, n)
-        sizes.setdefault(label, (m * k * n, m, k, n))
+        name = label(r)
+        problems.setdefault(name, r.get("problem", name))
         lib = r["library"]
         peak = max(peak, float(r["peak_gflops_1core"] or 0))
         if r["kernel"]:
             kernels.setdefault(lib, set()).add(r["kernel"])
         # The same library can appear more than once (kriek runs in every peer process): take the median.
-        cells.setdefault(t, {}).setdefault(lib, {}).setdefault(label, []).append(r)
-    return sizes, cells, kernels, peak
-
-
-def cell_text(entries, peak, threads, as_pct):
-    ok = [e for e in entries if e["status"] == "ok"]
-    if not ok:
-        st = entries[0]["status"]
-        return "WRONG" if st == "WRONG" else "–"
-    g = statistics.median(float(e["gflops_median"]) for e in ok)
-    # Starved (decided by the driver): other work held the cores while this was timed.
-    mark = "*" if any(e.get("starved") == "1" for e in ok) else ""
-    if as_pct:
-        return (f"{100 * g / (peak * threads):.0f}%" if peak > 0 else "?") + mark
-    return f"{g:.0f}{mark}"
-
-
-def tables(sizes, cells, kernels, peak):
-    out = []
-    libs_seen = {lib for per in cells.values() for lib in per}
-    libs = [l for l in ORDER if l in libs_seen] + sorted(libs_seen - set(ORDER))
-    size_names = list(sizes)
-    for threads in sorted(cells):
-        per = cells[threads]
-        for as_pct in (False, True):
-            what = (f"% of measured peak ({threads} x {peak:.0f} GFLOP/s)" if as_pct else "GFLOP/s")
-            out.append(f"\n{threads} thread(s), {what}\n")
-            out.append("| library | " + " | ".join(size_names) + " |")
-            out.append("|---" * (len(size_names) + 1) + "|")
-            for lib in libs:
-                if lib not in per:
-                    continue
-                row = [cell_text(per[lib][s], peak, threads, as_pct) if s in per[lib] else "" for s in size_names]
-                out.append(f"| {lib} | " + " | ".join(row) + " |")
-    out.append("\nKernels picked at run time: " +
-               "; ".join(f"{lib}: {', '.join(sorted(k))}" for lib, k in kernels.items()))
-    out.append("Timings exclude one-time set-up: oneDNN primitive creation and the reorder of B to its packed "
-               "layout (onednn-packedB), libxsmm JIT code generation. '–' = not run (libxsmm needs K, N <= 257); "
-               "square sizes are n = M = K = N, others M x K x N.")
-    out.append("* = starved: other processes used >= 15% of the benchmark's cores while it was timed, even after 3 "
-               "tries: that number measures the shared machine, not the library.")
-    return "\n".join(out)
+        cells.setdefault(int(r["threads"]), {}).setdefault(lib, {}).setdefault(name, []).append(r)
+    return problems, cells, kernels, peak
 
 
 def median_ok(entries):
@@ -92,8 +61,116 @@ def median_ok(entries):
     return statistics.median(float(e["gflops_median"]) for e in ok) if ok else None
 
 
-def plot(sizes, cells, peak, png):
-    """Top row: square sizes, GFLOP/s vs n (evenly spaced), one line per library. Bottom row: the non-square shapes as bars."""
+def cell_text(entries, peak, threads, as_pct):
+    g = median_ok(entries)
+    if g is None:
+        return "WRONG" if entries[0]["status"] == "WRONG" else "–"
+    # Starved (decided by the driver): other work held the cores while this was timed.
+    mark = "*" if any(e.get("starved") == "1" for e in entries if e["status"] == "ok") else ""
+    if as_pct:
+        return (f"{100 * g / (peak * threads):.0f}%" if peak > 0 else "?") + mark
+    return f"{g:.0f}{mark}"
+
+
+def ordered(libs):
+    return [l for l in ORDER if l in libs] + sorted(set(libs) - set(ORDER))
+
+
+def table(header, names, rows):
+    out = ["| " + header + " | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    out += [f"| {first} | " + " | ".join(cells) + " |" for first, cells in rows]
+    return out
+
+
+def ratio_rows(per, names):
+    """Each library's GFLOP/s over the better oneDNN variant's, per problem, and their geometric mean."""
+    best = {}
+    for s in names:
+        gs = [median_ok(per[l][s]) for l in ONEDNN if l in per and s in per[l]]
+        gs = [g for g in gs if g]
+        if gs:
+            best[s] = max(gs)
+    rows = []
+    for lib in ordered(per):
+        ratios = [(median_ok(per[lib].get(s, [])) or 0) / best[s] if s in best else 0 for s in names]
+        cells = [f"{r:.2f}" if r > 0 else "" for r in ratios]
+        got = [r for r in ratios if r > 0]
+        mean = math.exp(sum(map(math.log, got)) / len(got)) if got else 0
+        rows.append((lib, cells + [f"{mean:.2f}" if got else ""]))
+    return rows
+
+
+def search_table(path, names):
+    """kriek's search per problem: the parallel kernel's and the serial (_t1) one's time and peak RSS."""
+    try:
+        rows = load(path)
+    except OSError:
+        rows = []
+    if not rows:
+        return [f"\nkriek's searches: no record in {path}"]
+    by = OrderedDict()
+    for r in rows:
+        by.setdefault(r["problem"], []).append(r)
+    out = [f"\nkriek's searches (time limit {rows[0]['time_limit_s']} s, {rows[0]['mem_limit_gib']} GiB; DP table: "
+           f"{rows[0]['table']}): status, seconds, peak RSS, Specs solved; parallel kernel / serial kernel\n"]
+    body = []
+    for s in [n for n in names if n in by] + [n for n in by if n not in names]:
+        def fmt(r):
+            if r["status"] != "ok":
+                return f"{r['status']} ({r['search_s']} s, {r['peak_rss_mib']} MiB)"
+            return f"{float(r['search_s']):.1f} s, {r['peak_rss_mib']} MiB, {r['specs_solved'] or '?'} Specs"
+        cells = [fmt(r) for r in by[s]] + ["–"] * (2 - len(by[s]))
+        body.append((s, cells[:2]))
+    out += table("problem", ["parallel", "serial (_t1)"], body)
+    notes = [r["note"] for r in rows if r["note"] and r["status"] == "unsupported"]
+    if notes:
+        out.append(f"\nunsupported = kriek cannot state the problem yet ({len(notes)}; the first said: {notes[0]})")
+    out.append("timeout = no kernel within the limit; '–' = the serial kernel is not searched when the parallel one "
+               "failed")
+    return out
+
+
+def tables(problems, cells, kernels, peak, search):
+    out = []
+    names = list(problems)
+    for threads in sorted(cells):
+        per = cells[threads]
+        for as_pct in (False, True):
+            what = f"% of measured peak ({threads} x {peak:.0f} GFLOP/s)" if as_pct else "GFLOP/s"
+            out.append(f"\n{threads} thread(s), {what}\n")
+            out += table("library", names, [(lib, [cell_text(per[lib][s], peak, threads, as_pct)
+                                                  if s in per[lib] else "" for s in names]) for lib in ordered(per)])
+        if any(l in per for l in ONEDNN):
+            out.append(f"\n{threads} thread(s), ratio to oneDNN (the better of its variants per problem)\n")
+            out += table("library", names + ["geomean"], ratio_rows(per, names))
+    if len(cells) > 1:
+        lo, hi = min(cells), max(cells)
+        out.append(f"\nspeed-up, {hi} threads / {lo} thread(s)\n")
+        rows = []
+        for lib in ordered(set(cells[lo]) & set(cells[hi])):
+            a, b = cells[lo][lib], cells[hi][lib]
+            rows.append((lib, [f"{median_ok(b[s]) / median_ok(a[s]):.2f}" if s in a and s in b and median_ok(a[s])
+                               and median_ok(b[s]) else "" for s in names]))
+        out += table("library", names, rows)
+    if search:
+        out += search_table(search, names)
+    named = [(n, t) for n, t in problems.items() if n != t]
+    if named:
+        out.append("\nProblems: " + "; ".join(f"{n} = {t}" for n, t in named) +
+                   " (NxHxWxC image : FHxFWxF filters : stride : zero padding)")
+    out.append("\nKernels picked at run time: " +
+               "; ".join(f"{lib}: {', '.join(sorted(k))}" for lib, k in kernels.items()))
+    out.append("Timings exclude one-time set-up: oneDNN primitive creation and the reorder of the weights to its "
+               "packed layout (onednn-packedB, onednn-packedW), libxsmm JIT code generation. '–' = not run "
+               "(libxsmm needs K, N <= 257); square sizes are n = M = K = N, others M x K x N or B x M x K x N.")
+    out.append("* = starved: other processes used >= 15% of the benchmark's cores while it was timed, even after 3 "
+               "tries: that number measures the shared machine, not the library.")
+    return "\n".join(out)
+
+
+def plot(problems, cells, peak, png):
+    """Top row: square matmuls, GFLOP/s vs n (evenly spaced), one line per library. Bottom row: every other
+    problem as bars."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -102,35 +179,40 @@ def plot(sizes, cells, peak, png):
         print("report: matplotlib not found (install python3-matplotlib; run /usr/bin/python3): no plot",
               file=sys.stderr)
         return False
-    square = sorted((s for s in sizes if "x" not in s), key=int)
-    other = [s for s in sizes if "x" in s]
+    square = sorted((s for s in problems if s.isdigit()), key=int)
+    other = [s for s in problems if not s.isdigit()]
     thread_counts = sorted(cells)
-    rows = 1 + bool(other)
-    fig, axes = plt.subplots(rows, len(thread_counts), figsize=(7 * len(thread_counts), 4.6 * rows), squeeze=False)
+    panels = [p for p in (square, other) if p]
+    fig, axes = plt.subplots(len(panels), len(thread_counts),
+                             figsize=(max(7, 0.9 * len(other)) * len(thread_counts), 4.6 * len(panels)),
+                             squeeze=False)
     for col, threads in enumerate(thread_counts):
         per = cells[threads]
-        libs = [l for l in ORDER if l in per] + sorted(set(per) - set(ORDER))
-        ax = axes[0][col]
-        for lib in libs:
-            # Evenly spaced categories: 256 and 257 (a remainder case) must not collide.
-            pts = [(i, median_ok(per[lib].get(s, []))) for i, s in enumerate(square)]
-            pts = [(x, y) for x, y in pts if y is not None]
-            if pts:
-                style = "--" if lib in ("openblas", "blis") else "-"
-                ax.plot(*zip(*pts), style, marker="o", label=lib, linewidth=2.5 if lib == "kriek" else 1.3)
-        if peak > 0:
-            ax.axhline(peak * threads, color="k", linestyle=":", label=f"measured peak ({peak * threads:.0f})")
-        ax.set_xticks(range(len(square)))
-        ax.set_xticklabels(square)
-        ax.set_xlabel("n (M = K = N)")
-        ax.set_ylabel("GFLOP/s (median)")
-        ax.set_title(f"FP32 row-major C = A·B, square, {threads} thread(s)")
-        ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        libs = ordered(per)
+        row = 0
+        if square:
+            ax = axes[row][col]
+            row += 1
+            for lib in libs:
+                # Evenly spaced categories: 256 and 257 (a remainder case) must not collide.
+                pts = [(i, median_ok(per[lib].get(s, []))) for i, s in enumerate(square)]
+                pts = [(x, y) for x, y in pts if y is not None]
+                if pts:
+                    style = "--" if lib in ("openblas", "blis") else "-"
+                    ax.plot(*zip(*pts), style, marker="o", label=lib, linewidth=2.5 if lib == "kriek" else 1.3)
+            if peak > 0:
+                ax.axhline(peak * threads, color="k", linestyle=":", label=f"measured peak ({peak * threads:.0f})")
+            ax.set_xticks(range(len(square)))
+            ax.set_xticklabels(square)
+            ax.set_xlabel("n (M = K = N)")
+            ax.set_ylabel("GFLOP/s (median)")
+            ax.set_title(f"FP32 row-major C = A·B, square, {threads} thread(s)")
+            ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=7, loc="lower right")
         if not other:
             continue
-        ax = axes[1][col]
+        ax = axes[row][col]
         width = 0.8 / max(1, len(libs))
         for i, lib in enumerate(libs):
             ys = [median_ok(per[lib].get(s, [])) for s in other]
@@ -139,9 +221,11 @@ def plot(sizes, cells, peak, png):
         if peak > 0:
             ax.axhline(peak * threads, color="k", linestyle=":")
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(other))])
-        ax.set_xticklabels([f"{s} (MxKxN)" for s in other])
+        ax.set_xticklabels(other, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("GFLOP/s (median)")
-        ax.set_title(f"non-square, {threads} thread(s)")
+        convs = all(":" in problems[s] for s in other)
+        what = "NHWC f32 conv layers" if convs else "non-square and batched matmuls" if square else "matmuls"
+        ax.set_title(f"{what}, {threads} thread(s)")
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
@@ -154,22 +238,23 @@ def main():
     ap.add_argument("csv")
     ap.add_argument("--png")
     ap.add_argument("--md")
+    ap.add_argument("--search", help="kriek's search CSV (scripts/kriek_library.sh --search-csv)")
     args = ap.parse_args()
     rows = load(args.csv)
     if not rows:
         sys.exit(f"report: {args.csv} has no results")
-    sizes, cells, kernels, peak = summarize(rows)
-    text = tables(sizes, cells, kernels, peak)
+    problems, cells, kernels, peak = summarize(rows)
+    text = tables(problems, cells, kernels, peak, args.search)
     print(text)
     if args.md:
         with open(args.md, "w") as f:
             f.write(text + "\n")
-    if args.png and plot(sizes, cells, peak, args.png):
+    if args.png and plot(problems, cells, peak, args.png):
         print(f"\nplot: {args.png}")
     wrong = [r for r in rows if r["status"] == "WRONG"]
     if wrong:
-        print(f"report: {len(wrong)} WRONG result(s): " +
-              ", ".join(f"{r['library']} {size_label(r['M'], r['K'], r['N'])}" for r in wrong), file=sys.stderr)
+        print(f"report: {len(wrong)} WRONG result(s): " + ", ".join(f"{r['library']} {label(r)}" for r in wrong),
+              file=sys.stderr)
         sys.exit(3)
 
 

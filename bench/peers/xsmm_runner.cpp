@@ -1,8 +1,8 @@
 // libxsmm 1.17 runner: a JIT-generated small-matrix kernel (libxsmm_smmdispatch), linked statically. libxsmm is
 // column-major, so row-major C = A·B is computed as column-major Cᵀ = Bᵀ·Aᵀ (the same bytes, no copies). Its
 // kernel has no cache blocking, so the runner takes only problems whose B (K x N) is at most 257 x 257 and
-// streams over M; with 2 threads each thread runs the kernel on its own block of rows of C. Kernel
-// generation (JIT) happens in prepare() and is excluded from the timing.
+// streams over M; with 2 threads each thread runs the kernel on its own block of rows of C. A batched matmul
+// loops over the batches. Kernel generation (JIT) happens in prepare() and is excluded from the timing.
 #include <omp.h>
 
 #include <libxsmm.h>
@@ -22,6 +22,7 @@ class XsmmRunner final : public Runner {
  public:
   XsmmRunner() { libxsmm_init(); }
   std::string name() const override { return "libxsmm"; }
+  bool handles(Op op) const override { return op == Op::matmul; }
   std::string kernel() const override { return std::string("JIT ") + libxsmm_get_target_arch(); }
   std::string excluded() const override { return "JIT code generation"; }
   std::string unsupported(const Problem& p, int) const override {
@@ -37,11 +38,14 @@ class XsmmRunner final : public Runner {
     tail_ = last == rows_ ? full_ : dispatch(last);
   }
   void run() override {
-#pragma omp parallel for num_threads(threads_) schedule(static, 1)
-    for (int t = 0; t < threads_; ++t) {
-      std::size_t r0 = std::size_t(t) * rows_;
-      // Column-major: C^T[N, rows] = B^T[N, K] * A^T[K, rows], with leading dimensions N, K, N.
-      (t == threads_ - 1 ? tail_ : full_)(B_, A_ + r0 * p_.K, C_ + r0 * p_.N);
+    const std::size_t a = std::size_t(p_.M) * p_.K, b = std::size_t(p_.K) * p_.N, c = std::size_t(p_.M) * p_.N;
+    for (int i = 0; i < p_.batch; ++i) {
+#pragma omp parallel for num_threads(threads_) schedule(static, 1) if (threads_ > 1)
+      for (int t = 0; t < threads_; ++t) {
+        std::size_t r0 = std::size_t(t) * rows_;
+        // Column-major: C^T[N, rows] = B^T[N, K] * A^T[K, rows], with leading dimensions N, K, N.
+        (t == threads_ - 1 ? tail_ : full_)(B_ + i * b, A_ + i * a + r0 * p_.K, C_ + i * c + r0 * p_.N);
+      }
     }
   }
 

@@ -12,9 +12,9 @@ namespace kriek {
 namespace {
 
 TEST_CASE("concurrent readers of one table see every Spec", "[cache][tsan]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   const auto path = dir / "t.table";
-  const auto contents = test::random_contents(41, 0, 2000);
+  const auto contents = synthetic_contents(41, 0, 2000);
   test::write_table(path, contents);
   const Table shared = Table::open(path);
 
@@ -32,7 +32,7 @@ TEST_CASE("concurrent readers of one table see every Spec", "[cache][tsan]") {
     });
   }
   // Meanwhile a writer replaces the file: open readers keep their mapping of the old one.
-  test::write_table(path, test::random_contents(42, 10000, 500));
+  test::write_table(path, synthetic_contents(42, 10000, 500));
   for (auto& t : threads) t.join();
   CHECK(found.load() == 2 * static_cast<int>(contents.size()));
   CHECK(Table::open(path).size() == 2500);

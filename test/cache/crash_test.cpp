@@ -14,7 +14,7 @@
 namespace kriek {
 namespace {
 
-void require_intact(const std::filesystem::path& path, const std::vector<test::SpecFrontier>& old) {
+void require_intact(const std::filesystem::path& path, const std::vector<SpecFrontier>& old) {
   const Table t = Table::open(path, test::test_target(), test::test_model());
   REQUIRE(t.size() >= old.size());
   for (const auto& c : old) {
@@ -25,9 +25,9 @@ void require_intact(const std::filesystem::path& path, const std::vector<test::S
 }
 
 TEST_CASE("SIGKILL during a write leaves the old table readable", "[cache]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   const auto path = dir / "t.table";
-  const auto old = test::random_contents(31, 0, 2000);
+  const auto old = synthetic_contents(31, 0, 2000);
   test::write_table(path, old);
 
   const pid_t child = ::fork();
@@ -37,7 +37,7 @@ TEST_CASE("SIGKILL during a write leaves the old table readable", "[cache]") {
     try {
       TableWriter w(path, test::test_target(), test::test_model());
       std::mt19937_64 rng(32);
-      for (std::uint64_t i = 2000; i < 152000; ++i) w.add(test::random_spec(rng, i), test::random_frontier(rng));
+      for (std::uint64_t i = 2000; i < 152000; ++i) w.add(synthetic_spec(rng, i), synthetic_frontier(rng));
       w.commit();
     } catch (...) {
       ::_exit(2);
@@ -67,26 +67,26 @@ TEST_CASE("SIGKILL during a write leaves the old table readable", "[cache]") {
   CHECK(Table::open(path).size() == old.size());
 
   // The dead writer's lock died with it; the next writer replaces the leftover temporary file.
-  const auto more = test::random_contents(33, 200000, 100);
+  const auto more = synthetic_contents(33, 200000, 100);
   test::write_table(path, more);
   CHECK_FALSE(std::filesystem::exists(temp));
   CHECK(Table::open(path).size() == old.size() + more.size());
 }
 
 TEST_CASE("a failed write leaves the old table readable and releases the lock", "[cache]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   const auto path = dir / "t.table";
-  const auto old = test::random_contents(34, 0, 1000);
+  const auto old = synthetic_contents(34, 0, 1000);
   test::write_table(path, old);
   {
     TableWriter w(path, test::test_target(), test::test_model());
-    for (const auto& c : test::random_contents(35, 1000, 3000)) w.add(c.spec, c.frontier);
+    for (const auto& c : synthetic_contents(35, 1000, 3000)) w.add(c.spec, c.frontier);
     CHECK_THROWS_WITH(w.commit(true, 100000), Catch::Contains("injected failure"));
   }
   CHECK_FALSE(std::filesystem::exists(temp_path(path)));
   require_intact(path, old);
   CHECK(Table::open(path).size() == old.size());
-  test::write_table(path, test::random_contents(36, 5000, 10));  // the lock is free again
+  test::write_table(path, synthetic_contents(36, 5000, 10));  // the lock is free again
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "cache/commands.h"
+#include "cache/table_tools.h"
 #include "helpers.h"
 #include "spec/error.h"
 
@@ -17,9 +17,9 @@ namespace {
 using Catch::Contains;
 
 struct Fixture {
-  test::TempDir dir;
+  testing::TempDir dir;
   std::filesystem::path path = dir / "t.table";
-  std::vector<test::SpecFrontier> contents = test::random_contents(21, 0, 600);
+  std::vector<SpecFrontier> contents = synthetic_contents(21, 0, 600);
   Fixture() { test::write_table(path, contents); }
 
   /// Applies `edit` to the file's bytes.
@@ -40,7 +40,7 @@ struct Fixture {
 };
 
 TEST_CASE("a missing table names the file and how to build one", "[cache]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   CHECK_THROWS_WITH(Table::open(dir / "none.table"), Contains("no DP table at") && Contains("kriek synth --table"));
 }
 
@@ -108,11 +108,11 @@ TEST_CASE("a table of another format version names both versions", "[cache]") {
 /// Writes a table whose identity differs from the test target's and model's by `change`.
 template <class F>
 std::string identity_error(F change) {
-  test::TempDir dir;
+  testing::TempDir dir;
   TableIdentity id = TableIdentity::of(test::test_target(), test::test_model());
   change(id);
   TableWriter w(dir / "t.table", id);
-  w.add(test::random_contents(1, 0, 1)[0].spec, test::random_contents(1, 0, 1)[0].frontier);
+  w.add(synthetic_contents(1, 0, 1)[0].spec, synthetic_contents(1, 0, 1)[0].frontier);
   w.commit();
   try {
     Table::open(dir / "t.table", test::test_target(), test::test_model());
@@ -152,7 +152,7 @@ TEST_CASE("a table of another vocabulary is refused", "[cache]") {
 }
 
 TEST_CASE("a second writer gets the lock error with the holder's pid", "[cache]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   TableWriter first(dir / "t.table", test::test_target(), test::test_model());
   CHECK_THROWS_WITH(TableWriter(dir / "t.table", test::test_target(), test::test_model()),
                     Contains("is being written by another kriek (pid " + std::to_string(::getpid())) &&
@@ -163,8 +163,8 @@ TEST_CASE("a second writer gets the lock error with the holder's pid", "[cache]"
 }
 
 TEST_CASE("merging tables of different targets is refused naming both files", "[cache]") {
-  test::TempDir dir;
-  test::write_table(dir / "a.table", test::random_contents(1, 0, 10));
+  testing::TempDir dir;
+  test::write_table(dir / "a.table", synthetic_contents(1, 0, 10));
   TableIdentity other = TableIdentity::of(named_target("scalar"), test::test_model());
   {
     TableWriter w(dir / "b.table", other);
@@ -175,22 +175,14 @@ TEST_CASE("merging tables of different targets is refused naming both files", "[
 }
 
 TEST_CASE("merging tables whose frontiers disagree is refused", "[cache]") {
-  test::TempDir dir;
-  auto a = test::random_contents(1, 0, 10);
+  testing::TempDir dir;
+  auto a = synthetic_contents(1, 0, 10);
   auto b = a;
   b[4].frontier.entries[0].cost += 1;
   test::write_table(dir / "a.table", a);
   test::write_table(dir / "b.table", b);
   CHECK_THROWS_WITH(merge_tables({dir / "a.table", dir / "b.table"}, dir / "m.table"),
                     Contains("two frontiers of one Spec disagree"));
-}
-
-TEST_CASE("querying a Spec that is not in the table says how to add it", "[cache]") {
-  Fixture f;
-  std::ostringstream out;
-  const Spec absent = test::random_contents(99, 5000, 1)[0].spec;
-  CHECK_THROWS_WITH(query_command(f.path, absent, test::test_target(), test::test_model(), {}, 0, out),
-                    Contains("is not in the DP table") && Contains("kriek synth --table"));
 }
 
 }  // namespace

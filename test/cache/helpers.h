@@ -1,5 +1,5 @@
-// Helpers shared by the cache tests: a scratch directory removed at scope exit, the target and cost model the
-// tests build tables for, writing random tables, and byte-level surgery on table files.
+// Helpers shared by the cache tests: the target and cost model the tests build tables for, writing synthetic
+// tables (cache/synthetic_table.h), and byte-level surgery on table files.
 #pragma once
 
 #include <cstdlib>
@@ -9,28 +9,10 @@
 #include <string>
 
 #include "cache/table_writer.h"
-#include "random_table.h"
+#include "cache/synthetic_table.h"
+#include "support/temp_dir.h"
 
 namespace kriek::test {
-
-/// A fresh directory under $TMPDIR (or /tmp), removed with its contents when the object dies.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/kriek-cache-test-XXXXXX";
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline const Target& test_target() { return host_target(); }
 inline const CostModel& test_model() {

@@ -1,15 +1,20 @@
 // The table with the real search: a round trip keeps every decision, an Impl rebuilt from a loaded table prints
 // like a freshly synthesized one, a second run does no search, a new Spec reuses shared subproblems, and merging
-// two runs' tables equals one run's table.
+// two runs' tables equals one run's table; decisions in a table that do not rebuild are the table's fault (a
+// UserError naming it), whether a query or the search rebuilds them.
 #include <catch2/catch.hpp>
 
+#include "cache/reconstruct.h"
 #include "cache/table_tools.h"
+#include "spec/error.h"
 #include "helpers.h"
 #include "impl/printer.h"
 #include "synth/synthesizer.h"
 
 namespace kriek {
 namespace {
+
+using Catch::Contains;
 
 Spec matmul_spec(std::int64_t m, std::int64_t k, std::int64_t n) {
   auto t = [](Shape s) {
@@ -31,7 +36,7 @@ std::string best_text(Synthesizer& s, const Spec& spec) {
 }
 
 TEST_CASE("a synthesized table round trip keeps every decision and rebuilds the same Impl", "[cache][synth]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   const Spec spec = matmul_spec(16, 16, 16);
   Synthesizer cold(test::test_target(), test::test_model(), {1});
   const std::string fresh = best_text(cold, spec);
@@ -46,7 +51,7 @@ TEST_CASE("a synthesized table round trip keeps every decision and rebuilds the 
     for (std::size_t i = 0; i < f.entries.size(); ++i) REQUIRE(stored->entries[i] == f.entries[i]);
   });
   const std::ptrdiff_t best = cold.solve(spec).best_within({});
-  CHECK(print_impl(reconstruct_from_table(table, spec, static_cast<std::size_t>(best), test::test_target())) ==
+  CHECK(print_impl(reconstruct(spec, static_cast<std::size_t>(best), test::test_target(), table_lookup(table))) ==
         fresh);
 
   Synthesizer warm(test::test_target(), test::test_model(), {1});
@@ -57,7 +62,7 @@ TEST_CASE("a synthesized table round trip keeps every decision and rebuilds the 
 }
 
 TEST_CASE("a new Spec reuses every shared subproblem from the table", "[cache][synth]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   Synthesizer first(test::test_target(), test::test_model(), {1});
   first.solve(matmul_spec(8, 8, 8));
   save(dir / "t.table", first);
@@ -79,7 +84,7 @@ TEST_CASE("a new Spec reuses every shared subproblem from the table", "[cache][s
 }
 
 TEST_CASE("merging two runs' tables equals the table of one run over both Spec sets", "[cache][synth]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   const Spec a = matmul_spec(8, 8, 8), b = matmul_spec(4, 16, 8);
   Synthesizer sa(test::test_target(), test::test_model(), {1});
   sa.solve(a);
@@ -96,11 +101,41 @@ TEST_CASE("merging two runs' tables equals the table of one run over both Spec s
 }
 
 TEST_CASE("a table of another target cannot serve a search", "[cache][synth]") {
-  test::TempDir dir;
-  test::write_table(dir / "t.table", test::random_contents(1, 0, 5));
+  testing::TempDir dir;
+  test::write_table(dir / "t.table", synthetic_contents(1, 0, 5));
   const Table table = Table::open(dir / "t.table");
   Synthesizer other(named_target("scalar"), CostModel::for_target(named_target("scalar")), {1});
   CHECK_THROWS_WITH(other.set_table(&table), Catch::Contains("was built for target"));
+}
+
+TEST_CASE("decisions in a table that do not rebuild are a UserError naming it, from a query and the search",
+          "[cache][synth]") {
+  testing::TempDir dir;
+  const Spec spec = matmul_spec(4, 4, 16);
+  const auto check = [&](const FrontierEntry& e, const std::string& why) {
+    const auto path = dir / "bad.table";
+    Frontier f;
+    f.entries.push_back(e);
+    test::write_table(path, {{spec, f}}, false);
+    const Table table = Table::open(path, test::test_target(), test::test_model());
+    CHECK_THROWS_AS(reconstruct(spec, 0, test::test_target(), table_lookup(table)), UserError);
+    CHECK_THROWS_WITH(reconstruct(spec, 0, test::test_target(), table_lookup(table)),
+                      Contains(why) && Contains(path.string()) && Contains("delete it"));
+    Synthesizer warm(test::test_target(), test::test_model(), {1});
+    warm.set_table(&table);
+    CHECK_THROWS_WITH(warm.best(spec, {}), Contains(why) && Contains(path.string()));
+  };
+  FrontierEntry split;  // a plain matmul cannot be split (split needs an accumulating Spec)
+  split.action = Split{2};
+  split.children = {0};
+  check(split, "no longer applies");
+  FrontierEntry tile;  // applies, but its child is not in the table
+  tile.action = TileOut{{2, 16}, false};
+  tile.children = {0};
+  check(tile, "no frontier for");
+  FrontierEntry extra = tile;  // a decision with a child more than its action makes
+  extra.children = {0, 0};
+  check(extra, "children but its action makes");
 }
 
 }  // namespace

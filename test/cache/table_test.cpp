@@ -4,7 +4,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "cache/commands.h"
+#include "cache/table_files.h"
+#include "cache/table_tools.h"
 #include "helpers.h"
 
 namespace kriek {
@@ -16,8 +17,8 @@ void require_same_frontier(const Frontier& a, const Frontier& b) {
 }
 
 TEST_CASE("a table round trip keeps every decision", "[cache]") {
-  test::TempDir dir;
-  const auto contents = test::random_contents(1, 0, 3000);  // seed 1; several index blocks
+  testing::TempDir dir;
+  const auto contents = synthetic_contents(1, 0, 3000);  // seed 1; several index blocks
   const WriteSummary s = test::write_table(dir / "t.table", contents);
   CHECK(s.entries == 3000);
   CHECK(s.added == 3000);
@@ -34,37 +35,37 @@ TEST_CASE("a table round trip keeps every decision", "[cache]") {
 }
 
 TEST_CASE("a Spec that is not in the table is not found", "[cache]") {
-  test::TempDir dir;
-  test::write_table(dir / "t.table", test::random_contents(2, 0, 500));
+  testing::TempDir dir;
+  test::write_table(dir / "t.table", synthetic_contents(2, 0, 500));
   const Table t = Table::open(dir / "t.table");
-  for (const auto& c : test::random_contents(2, 500, 200)) CHECK_FALSE(t.lookup(c.spec));
-  Spec other = test::random_contents(2, 0, 1)[0].spec;
+  for (const auto& c : synthetic_contents(2, 500, 200)) CHECK_FALSE(t.lookup(c.spec));
+  Spec other = synthetic_contents(2, 0, 1)[0].spec;
   other.operands[0].contiguous = !other.operands[0].contiguous;  // one bit away from a stored Spec
   CHECK_FALSE(t.lookup(other));
   // A flag canonical_spec normalizes (too little work for serial_only to matter) finds the stored Spec.
-  Spec same = test::random_contents(2, 0, 1)[0].spec;
+  Spec same = synthetic_contents(2, 0, 1)[0].spec;
   same.serial_only = !same.serial_only;
   REQUIRE(t.lookup(same));
-  CHECK(t.lookup(same)->entries == t.lookup(test::random_contents(2, 0, 1)[0].spec)->entries);
+  CHECK(t.lookup(same)->entries == t.lookup(synthetic_contents(2, 0, 1)[0].spec)->entries);
 }
 
 TEST_CASE("an empty table opens and finds nothing", "[cache]") {
-  test::TempDir dir;
+  testing::TempDir dir;
   test::write_table(dir / "t.table", {});
   const Table t = Table::open(dir / "t.table");
   CHECK(t.size() == 0);
-  CHECK_FALSE(t.lookup(test::random_contents(3, 0, 1)[0].spec));
+  CHECK_FALSE(t.lookup(synthetic_contents(3, 0, 1)[0].spec));
 }
 
 TEST_CASE("a second write keeps the first write's Specs (the union)", "[cache]") {
-  test::TempDir dir;
-  const auto a = test::random_contents(4, 0, 400);
-  std::vector<test::SpecFrontier> b(a.begin() + 300, a.end());
+  testing::TempDir dir;
+  const auto a = synthetic_contents(4, 0, 400);
+  std::vector<SpecFrontier> b(a.begin() + 300, a.end());
   for (auto& c : b) c.frontier.entries.back().cost += 1;
   test::write_table(dir / "t.table", a);
   // Equal Specs with other frontiers: the writer must refuse to pick one silently.
   CHECK_THROWS_WITH(test::write_table(dir / "t.table", b), Catch::Contains("disagree"));
-  const auto b_only = test::random_contents(5, 400, 300);
+  const auto b_only = synthetic_contents(5, 400, 300);
   const WriteSummary s = test::write_table(dir / "t.table", b_only);
   CHECK(s.entries == 700);
   CHECK(s.added == 300);
@@ -74,9 +75,9 @@ TEST_CASE("a second write keeps the first write's Specs (the union)", "[cache]")
 }
 
 TEST_CASE("merging two partial tables equals writing both in one go, byte for byte", "[cache]") {
-  test::TempDir dir;
-  auto all = test::random_contents(6, 0, 1000);
-  std::vector<test::SpecFrontier> a(all.begin(), all.begin() + 600), b(all.begin() + 400, all.end());
+  testing::TempDir dir;
+  auto all = synthetic_contents(6, 0, 1000);
+  std::vector<SpecFrontier> a(all.begin(), all.begin() + 600), b(all.begin() + 400, all.end());
   test::write_table(dir / "a.table", a);
   test::write_table(dir / "b.table", b);
   test::write_table(dir / "one.table", all);
@@ -86,8 +87,8 @@ TEST_CASE("merging two partial tables equals writing both in one go, byte for by
 }
 
 TEST_CASE("table stats count Specs per op kind and frontier sizes", "[cache]") {
-  test::TempDir dir;
-  const auto contents = test::random_contents(8, 0, 800);
+  testing::TempDir dir;
+  const auto contents = synthetic_contents(8, 0, 800);
   test::write_table(dir / "t.table", contents);
   const Table t = Table::open(dir / "t.table");
   const TableStats s = table_stats(t);
@@ -101,15 +102,15 @@ TEST_CASE("table stats count Specs per op kind and frontier sizes", "[cache]") {
   CHECK(s.per_op.count("matmul") == 1);
   CHECK(s.file_bytes == std::filesystem::file_size(dir / "t.table"));
   std::ostringstream out;
-  table_stats_command(dir / "t.table", out);
+  print_stats(out, Table::open(dir / "t.table"), s);
   CHECK_THAT(out.str(), Catch::Contains("specs 800") && Catch::Contains("bytes per spec"));
 }
 
 TEST_CASE("export writes one JSON object per Spec", "[cache]") {
-  test::TempDir dir;
-  test::write_table(dir / "t.table", test::random_contents(9, 0, 50));
+  testing::TempDir dir;
+  test::write_table(dir / "t.table", synthetic_contents(9, 0, 50));
   std::ostringstream out;
-  table_export_command(dir / "t.table", out);
+  export_json_lines(Table::open(dir / "t.table"), out);
   std::istringstream lines(out.str());
   std::size_t n = 0;
   for (std::string line; std::getline(lines, line); ++n) {
@@ -121,16 +122,12 @@ TEST_CASE("export writes one JSON object per Spec", "[cache]") {
 }
 
 TEST_CASE("the default table lives in the per-user cache directory", "[cache]") {
-  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
-  const std::string saved = old_xdg ? old_xdg : "";
-  ::setenv("XDG_CACHE_HOME", "/x/cache", 1);
-  CHECK(default_table_path(test::test_target()) == "/x/cache/kriek/" + test::test_target().name + ".table");
-  ::unsetenv("XDG_CACHE_HOME");
-  if (const char* home = std::getenv("HOME")) {
-    CHECK(default_table_path(test::test_target()) ==
-          std::filesystem::path(home) / ".cache/kriek" / (test::test_target().name + ".table"));
-  }
-  if (old_xdg) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  const std::string file = test::test_target().name + ".table";
+  CHECK(default_table_path(test::test_target(), "/x/cache", "/home/u") == "/x/cache/kriek/" + file);
+  CHECK(default_table_path(test::test_target(), "", "/home/u") == "/home/u/.cache/kriek/" + file);
+  CHECK(default_table_path(test::test_target(), nullptr, "/home/u") == "/home/u/.cache/kriek/" + file);
+  CHECK_THROWS_WITH(default_table_path(test::test_target(), nullptr, ""),
+                    Catch::Contains("neither XDG_CACHE_HOME nor HOME is set") && Catch::Contains("--table FILE"));
 }
 
 }  // namespace

@@ -164,3 +164,15 @@ TEST_CASE("cost: dot_fma is bound by its loads, its chains' latency or the lines
   CHECK(dot_chains(12) == 4);
   CHECK(dot_chains(3) == 1);
 }
+
+TEST_CASE("the cost model's fingerprint is pinned and covers its constants", "[cost]") {
+  // Computed once with spec/stable_hash.h: tables on disk carry it, so it must not drift between builds or runs.
+  const CostModel m = CostModel::for_target(named_target("avx512"));
+  CHECK(m.fingerprint() == 0x9cf0c0e5edcd9a6cull);
+  CostModel other = m;
+  other.loop_iteration += 1;
+  CHECK(other.fingerprint() != m.fingerprint());
+  other = m;
+  other.version += 1;
+  CHECK(other.fingerprint() != m.fingerprint());
+}

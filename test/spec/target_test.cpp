@@ -37,10 +37,17 @@ TEST_CASE("named targets and their levels, slowest first", "[spec][target]") {
 }
 
 TEST_CASE("fingerprints are stable and tell targets apart", "[spec][target]") {
-  CHECK(named_target("avx512").fingerprint() == named_target("avx512").fingerprint());
+  // Pinned: computed once with spec/stable_hash.h (cores included); tables on disk carry them, so they must not
+  // drift between builds or runs (named targets are fixed machines).
+  CHECK(named_target("avx512").fingerprint() == 0x1fe7d54bed4afccaull);
+  CHECK(named_target("avx2").fingerprint() == 0x940abc7f3d141336ull);
+  CHECK(named_target("scalar").fingerprint() == 0x6c8dbc20cfdd2a32ull);
   CHECK(named_target("avx512").fingerprint() != named_target("avx2").fingerprint());
   CHECK(make_target(Isa::avx512, 32768, 1 << 20).fingerprint() != make_target(Isa::avx512, 49152, 1 << 20).fingerprint());
   CHECK(make_target(Isa::avx512, 32768, 1 << 20, 8).fingerprint() != make_target(Isa::avx512, 32768, 1 << 20, 12).fingerprint());
+  Target more_cores = named_target("avx512");
+  more_cores.cores = 4;
+  CHECK(more_cores.fingerprint() != named_target("avx512").fingerprint());
 }
 
 TEST_CASE("caches know their associativity; the host's comes from CPUID", "[spec][target]") {

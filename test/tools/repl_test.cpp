@@ -13,8 +13,11 @@
 #include <string>
 #include <thread>
 
+#include "spec/target.h"
 #include "support/golden.h"
+#include "spec/target.h"
 #include "support/run_command.h"
+#include "support/temp_dir.h"
 
 using Catch::Matchers::Contains;
 
@@ -24,15 +27,24 @@ using Result = kriek::testing::CommandResult;
 
 Result shell(const std::string& command) { return kriek::testing::run_command(command); }
 
+/// Scripts and saved sessions live here for the whole test run, never in the source tree.
+const kriek::testing::TempDir& scratch() {
+  static const kriek::testing::TempDir dir;
+  return dir;
+}
+
 std::string temp_file(const std::string& name, const std::string& text) {
-  const std::string path = std::string(KRIEK_SOURCE_DIR) + "/build/" + name;
+  const std::string path = (scratch() / name).string();
   std::ofstream(path) << text;
   return path;
 }
 
-Result script(const std::string& name, const std::string& text) {
-  return shell(std::string(KRIEK_BINARY) + " script " + temp_file(name, text) + " --target avx512");
+Result script(const std::string& name, const std::string& text, const std::string& target = "avx512") {
+  return shell(std::string(KRIEK_BINARY) + " script " + temp_file(name, text) + " --target " + target);
 }
+
+/// The widest vector target this machine runs: scripts that `run` kernels use it.
+std::string runnable_target() { return kriek::host_target().isa == kriek::Isa::avx512 ? "avx512" : "avx2"; }
 
 }  // namespace
 
@@ -48,13 +60,16 @@ TEST_CASE("repl: Figure 1 by hand, completed by the DP, prints the golden tree a
 }
 
 TEST_CASE("repl: every command", "[tools][repl]") {
+  const std::string target = runnable_target();
+  const std::string lanes = target == "avx512" ? "16" : "8";
   const Result r = script("commands.kriek",
                           "# a comment\nhelp\nhelp split\nspec conv 12x12 3x3x4 f32\nslide 0 4 L2\ntile_out 4 5 2\n"
                           "focus h1\nmove in1 L1\nactions\ncost\nshow\nundo\nredo\ncomplete h2\ncomplete all\ncost\ncheck\n"
                           "emit\nrun\n"
                           "spec compose[matmul, relu] 4x8 8x16 f32\nbufferize 1 L1\nto_accum\n"
-                          "spec zero (-> 1x16 f32 VRF row v16)\nselect vec_zero\n"
-                          "quit\nshow\n");
+                          "spec zero (-> 1x" + lanes + " f32 VRF row v" + lanes + ")\nselect vec_zero\n"
+                          "quit\nshow\n",
+                          target);
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("tile_out E1 E2 ... [parallel]") && Contains("split K"));
   CHECK_THAT(r.out, Contains("slide[4]") && Contains("move[L1"));
@@ -90,7 +105,7 @@ TEST_CASE("repl: errors name the line and the problem, and leave the session unc
 }
 
 TEST_CASE("repl: undo and redo walk the history; save writes a replayable script", "[tools][repl]") {
-  const std::string saved = std::string(KRIEK_SOURCE_DIR) + "/build/saved.kriek";
+  const std::string saved = (scratch() / "saved.kriek").string();
   const Result r = script("undo.kriek", "spec matmul 8x8x8 f32\ntile_out 4 4\nsplit 2\nundo\nundo\nredo\n"
                                         "tile_out 2 2\nredo\n");
   CHECK(r.status == 1);  // the last redo has nothing to redo: tile_out 2 2 dropped the undone split

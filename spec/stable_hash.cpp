@@ -1,5 +1,5 @@
-// The stable hash and the canonical Spec encoding.
-#include "cache/stable_hash.h"
+// The stable hash, the fingerprint digest and the canonical Spec encoding.
+#include "spec/stable_hash.h"
 
 #include <bit>
 #include <cstring>
@@ -49,6 +49,17 @@ std::uint64_t stable_hash(const void* data, std::size_t size, std::uint64_t seed
   for (; i + 8 <= size; i += 8) h = std::rotl(h ^ (load_word(p + i) * kMul1), 31) * kMul2;
   if (i < size) h = std::rotl(h ^ (load_le(p + i, size - i) * kMul1), 31) * kMul2;
   return fmix64(h ^ size);
+}
+
+StableHasher& StableHasher::add(std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) bytes_ += static_cast<char>((v >> (8 * i)) & 0xff);
+  return *this;
+}
+
+StableHasher& StableHasher::add(std::string_view s) {
+  add(s.size());
+  bytes_ += s;
+  return *this;
 }
 
 std::string spec_bytes(const Spec& spec) {

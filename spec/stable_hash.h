@@ -1,6 +1,7 @@
-// A 64-bit hash that is the same in every build, on every run and in every process (unlike std::hash or
-// boost::hash, whose values may change with the library or the seed), and the canonical byte encoding of a Spec
-// that the table hashes and compares. Both are part of the table format: changing either needs a new version.
+// The one stable 64-bit hash: the same in every build, on every run and in every process (unlike std::hash or
+// boost::hash, whose values may change with the library or the seed). The DP table's keys and checksums, the
+// fingerprints of a Target, a CostModel and the vocabulary all use it; with the canonical byte encoding of a Spec
+// that the table hashes and compares, it is part of the table format: changing either needs a new version.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +19,18 @@ std::uint64_t stable_hash(const void* data, std::size_t size, std::uint64_t seed
 inline std::uint64_t stable_hash(std::string_view bytes, std::uint64_t seed = 0) {
   return stable_hash(bytes.data(), bytes.size(), seed);
 }
+
+/// A digest of a sequence of numbers and strings (the fingerprints): each added as little-endian bytes (strings
+/// with their length first), hashed with stable_hash.
+class StableHasher {
+ public:
+  StableHasher& add(std::uint64_t v);
+  StableHasher& add(std::string_view s);
+  std::uint64_t value() const { return stable_hash(bytes_); }
+
+ private:
+  std::string bytes_;
+};
 
 /// The cereal binary encoding of the Spec: equal Specs, and only they, have equal encodings.
 std::string spec_bytes(const Spec& spec);

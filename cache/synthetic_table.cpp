@@ -1,17 +1,10 @@
-// Random but plausible table contents for the cache tests and bench/table.cpp: distinct Specs of every op kind
-// and frontiers of 1-4 entries with every Action alternative. Header-only so that the benchmark can share it.
-#pragma once
+// Synthetic table contents (see synthetic_table.h).
+#include "cache/synthetic_table.h"
 
-#include <cstdint>
-#include <random>
-#include <vector>
+namespace kriek {
+namespace {
 
-#include "cache/frontier.h"
-#include "spec/spec.h"
-
-namespace kriek::test {
-
-inline TensorSpec random_tensor(std::mt19937_64& rng, Shape shape) {
+TensorSpec random_tensor(std::mt19937_64& rng, Shape shape) {
   TensorSpec t;
   t.shape = std::move(shape);
   t.level = static_cast<Level>(rng() % 3);  // GL, L2, L1: no vector sizes to keep consistent
@@ -24,8 +17,22 @@ inline TensorSpec random_tensor(std::mt19937_64& rng, Shape shape) {
   return t;
 }
 
-/// The Spec number `i` of a family of distinct Specs (distinct because `i` is encoded in the shapes).
-inline Spec random_spec(std::mt19937_64& rng, std::uint64_t i) {
+Action random_action(std::mt19937_64& rng) {
+  const Layout blk = Layout::blocked(1, 16);
+  switch (rng() % 7) {
+    case 0: return TileOut{{static_cast<std::int64_t>(1 + rng() % 64), 16}, rng() % 2 == 0};
+    case 1: return Split{static_cast<std::int64_t>(1 + rng() % 256)};
+    case 2: return Slide{1, 8, Level::L1, blk};
+    case 3: return MoveTo{static_cast<std::uint8_t>(rng() % 3), Level::VRF, Layout::row_major(), 16};
+    case 4: return ToAccum{};
+    case 5: return Bufferize{1, Level::L2, Layout::col_major()};
+    default: return Select{static_cast<KernelKind>(rng() % kKernelKindCount)};
+  }
+}
+
+}  // namespace
+
+Spec synthetic_spec(std::mt19937_64& rng, std::uint64_t i) {
   const std::int64_t m = 1 + static_cast<std::int64_t>(i % 1024);
   const std::int64_t k = 1 + static_cast<std::int64_t>((i / 1024) % 1024);
   const std::int64_t n = 1 + static_cast<std::int64_t>(i / (1024 * 1024));
@@ -52,20 +59,7 @@ inline Spec random_spec(std::mt19937_64& rng, std::uint64_t i) {
   return s;
 }
 
-inline Action random_action(std::mt19937_64& rng) {
-  const Layout blk = Layout::blocked(1, 16);
-  switch (rng() % 7) {
-    case 0: return TileOut{{static_cast<std::int64_t>(1 + rng() % 64), 16}, rng() % 2 == 0};
-    case 1: return Split{static_cast<std::int64_t>(1 + rng() % 256)};
-    case 2: return Slide{1, 8, Level::L1, blk};
-    case 3: return MoveTo{static_cast<std::uint8_t>(rng() % 3), Level::VRF, Layout::row_major(), 16};
-    case 4: return ToAccum{};
-    case 5: return Bufferize{1, Level::L2, Layout::col_major()};
-    default: return Select{static_cast<KernelKind>(rng() % kKernelKindCount)};
-  }
-}
-
-inline Frontier random_frontier(std::mt19937_64& rng) {
+Frontier synthetic_frontier(std::mt19937_64& rng) {
   Frontier f;
   const std::size_t n = 1 + rng() % 4;
   Cost cost = rng() % 100000;
@@ -81,21 +75,15 @@ inline Frontier random_frontier(std::mt19937_64& rng) {
   return f;
 }
 
-struct SpecFrontier {
-  Spec spec;
-  Frontier frontier;
-};
-
-/// `count` distinct Specs numbered from `first`, with random frontiers; the same seed gives the same contents.
-inline std::vector<SpecFrontier> random_contents(std::uint64_t seed, std::uint64_t first, std::uint64_t count) {
+std::vector<SpecFrontier> synthetic_contents(std::uint64_t seed, std::uint64_t first, std::uint64_t count) {
   std::mt19937_64 rng(seed);
   std::vector<SpecFrontier> out;
   out.reserve(count);
   for (std::uint64_t i = first; i < first + count; ++i) {
-    Spec s = random_spec(rng, i);
-    out.push_back({std::move(s), random_frontier(rng)});
+    Spec s = synthetic_spec(rng, i);
+    out.push_back({std::move(s), synthetic_frontier(rng)});
   }
   return out;
 }
 
-}  // namespace kriek::test
+}  // namespace kriek

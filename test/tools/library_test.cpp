@@ -1,0 +1,196 @@
+// kriek library end to end: the installed files, incremental rebuilds, list errors, sharding with merged tables,
+// and consumers (C with the shared library, C++ with the static one) built through the CMake package config.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support/run_command.h"
+
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Result = kriek::testing::CommandResult;
+
+Result run(const std::string& command) { return kriek::testing::run_command(command); }
+Result kriek_cmd(const std::string& args) { return run(std::string(KRIEK_BINARY) + " " + args); }
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "kriek-library-test-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+void write(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* kList =
+    "# the test library\n"
+    "mm = matmul 16x24x8 f32\n"
+    "\n"
+    "relu_rows = relu 8x16 f32   # an elementwise kernel\n"
+    "rowsum = reducesum[axis=1] 8x16 f32\n";
+
+}  // namespace
+
+TEST_CASE("kriek library installs a verified library and rebuilds only what changed", "[tools][library]") {
+  TempDir dir;
+  write(dir.path / "kernels.txt", kList);
+  const std::string base = "library " + (dir.path / "kernels.txt").string() + " -o " + (dir.path / "lib").string() +
+                           " --table " + (dir.path / "t.table").string();
+  const Result first = kriek_cmd(base);
+  INFO(first.out);
+  REQUIRE(first.status == 0);
+  CHECK_THAT(first.out, Contains("library kernels: 3 kernels") && Contains("(3 compiled, 0 unchanged)"));
+  for (const char* f : {"include/kernels.h", "lib/libkernels.so", "lib/libkernels.a", "lib/pkgconfig/kernels.pc",
+                        "lib/cmake/kernels/kernelsConfig.cmake", "lib/cmake/kernels/kernelsConfigVersion.cmake",
+                        "manifest.json"}) {
+    CHECK(fs::exists(dir.path / "lib" / f));
+  }
+  const std::string header = read(dir.path / "lib/include/kernels.h");
+  CHECK_THAT(header, Contains("void mm(const float *KERNELS_RESTRICT lhs, const float *KERNELS_RESTRICT rhs, "
+                              "float *KERNELS_RESTRICT out);"));
+  CHECK_THAT(header, Contains("extern \"C\"") && Contains("relu (8x16 f32 GL row -> 8x16 f32 GL row)"));
+  const std::string manifest = read(dir.path / "lib/manifest.json");
+  CHECK_THAT(manifest, Contains("\"symbol\": \"rowsum\", \"line\": 5") && Contains("\"verified_max_error\"") &&
+                           Contains("\"schema\": \"kriek-library/1\""));
+
+  const Result again = kriek_cmd(base);
+  CHECK(again.status == 0);
+  CHECK_THAT(again.out, Contains("(0 compiled, 3 unchanged)"));
+  CHECK(read(dir.path / "lib/manifest.json") == manifest);
+
+  std::string changed = kList;
+  changed.replace(changed.find("relu 8x16"), 9, "relu 8x32");
+  write(dir.path / "kernels.txt", changed);
+  const Result one = kriek_cmd(base);
+  CHECK(one.status == 0);
+  CHECK_THAT(one.out, Contains("(1 compiled, 2 unchanged)"));
+  CHECK_THAT(read(dir.path / "lib/include/kernels.h"), Contains("relu (8x32 f32"));
+}
+
+TEST_CASE("kriek library: list errors name the line and leave the output alone", "[tools][library][errors]") {
+  TempDir dir;
+  fs::create_directories(dir.path / "lib");
+  write(dir.path / "lib" / "manifest.json", "{}");  // a previous library
+  write(dir.path / "bad.txt", "ok = relu 8x8 f32\nbroken = matmul 8x8 f32\n");
+  Result r = kriek_cmd("library " + (dir.path / "bad.txt").string() + " -o " + (dir.path / "lib").string() +
+                       " --no-table");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("bad.txt:2:") && Contains(">>8x8<<"));
+  CHECK(read(dir.path / "lib" / "manifest.json") == "{}");
+
+  write(dir.path / "names.txt", "2x = relu 8x8 f32\n");
+  r = kriek_cmd("library " + (dir.path / "names.txt").string() + " -o " + (dir.path / "x").string());
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("names.txt:1: the kernel name '2x' is not a C identifier"));
+  write(dir.path / "twice.txt", "a = relu 8x8 f32\na = relu 8x16 f32\n");
+  r = kriek_cmd("library " + (dir.path / "twice.txt").string() + " -o " + (dir.path / "x").string());
+  CHECK_THAT(r.out, Contains("twice.txt:2: the kernel name 'a' is used twice"));
+  write(dir.path / "empty.txt", "# nothing\n\n");
+  r = kriek_cmd("library " + (dir.path / "empty.txt").string() + " -o " + (dir.path / "x").string());
+  CHECK_THAT(r.out, Contains("lists no Specs"));
+  write(dir.path / "one.txt", "r = relu 8x8 f32\n");
+  r = kriek_cmd("library " + (dir.path / "one.txt").string() + " --shard 2/2");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("--shard '2/2' is not I/N"));
+  // Not a kriek library: refused, nothing touched.
+  fs::create_directories(dir.path / "mine");
+  write(dir.path / "mine" / "notes.txt", "keep me");
+  r = kriek_cmd("library " + (dir.path / "one.txt").string() + " -o " + (dir.path / "mine").string() + " --no-table");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("is not a kriek library"));
+  CHECK(read(dir.path / "mine" / "notes.txt") == "keep me");
+}
+
+TEST_CASE("kriek library shards merge into the table a single run builds", "[tools][library]") {
+  TempDir dir;
+  const fs::path list = dir.path / "kernels.txt";
+  write(list, kList);
+  for (int i = 0; i < 2; ++i) {
+    const Result r = kriek_cmd("library " + list.string() + " --shard " + std::to_string(i) + "/2 --table " +
+                               (dir.path / ("s" + std::to_string(i) + ".table")).string());
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    CHECK_THAT(r.out, Contains("shard " + std::to_string(i) + "/2"));
+  }
+  REQUIRE(kriek_cmd("table merge " + (dir.path / "s0.table").string() + " " + (dir.path / "s1.table").string() +
+                    " -o " + (dir.path / "merged.table").string())
+              .status == 0);
+  const Result built = kriek_cmd("library " + list.string() + " -o " + (dir.path / "lib").string() + " --table " +
+                                 (dir.path / "merged.table").string());
+  INFO(built.out);
+  REQUIRE(built.status == 0);
+  // Every Spec came from the merged table: nothing was searched.
+  CHECK(built.out.find("search: 0 specs solved") != std::string::npos);
+  CHECK(built.out.find("specs solved, ") == built.out.find("search: 0 specs solved, ") + 10);
+  const Result single = kriek_cmd("library " + list.string() + " -o " + (dir.path / "lib1").string() + " --table " +
+                                  (dir.path / "one.table").string());
+  REQUIRE(single.status == 0);
+  // The same kernels: the installed headers and sources agree.
+  CHECK(read(dir.path / "lib/include/kernels.h") == read(dir.path / "lib1/include/kernels.h"));
+  CHECK(read(dir.path / "lib/src/mm.c") == read(dir.path / "lib1/src/mm.c"));
+}
+
+TEST_CASE("mpirun -n 2 kriek library equals a single-process build", "[tools][library][mpi]") {
+  if (run("command -v mpirun").status != 0) {
+    WARN("mpirun is not installed: skipped");
+    return;
+  }
+  TempDir dir;
+  const fs::path list = dir.path / "kernels.txt";
+  write(list, kList);
+  const std::string mpirun = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -n 2 --oversubscribe ";
+  const Result ranks = run(mpirun + KRIEK_BINARY + " library " + list.string() + " -o " + (dir.path / "mpi").string() +
+                           " --threads 1 --table " + (dir.path / "mpi.table").string());
+  INFO(ranks.out);
+  REQUIRE(ranks.status == 0);
+  CHECK_THAT(ranks.out, Contains("merged the tables of 2 ranks"));
+  const Result single = kriek_cmd("library " + list.string() + " -o " + (dir.path / "one").string() +
+                                  " --threads 1 --table " + (dir.path / "one.table").string());
+  REQUIRE(single.status == 0);
+  CHECK(read(dir.path / "mpi/include/kernels.h") == read(dir.path / "one/include/kernels.h"));
+  for (const char* k : {"mm", "relu_rows", "rowsum"}) {
+    CHECK(read(dir.path / "mpi/src" / (std::string(k) + ".c")) == read(dir.path / "one/src" / (std::string(k) + ".c")));
+  }
+  // The merged table holds what the single run's table holds.
+  const std::string sorted = " | sort";
+  CHECK(run(std::string(KRIEK_BINARY) + " table export " + (dir.path / "mpi.table").string() + sorted).out ==
+        run(std::string(KRIEK_BINARY) + " table export " + (dir.path / "one.table").string() + sorted).out);
+}
+
+TEST_CASE("a C and a C++ program use the library through its CMake package", "[tools][library][consumer]") {
+  TempDir dir;
+  write(dir.path / "kernels.txt", kList);
+  REQUIRE(kriek_cmd("library " + (dir.path / "kernels.txt").string() + " -o " + (dir.path / "lib").string() +
+                    " --no-table")
+              .status == 0);
+  const std::string source = std::string(KRIEK_SOURCE_DIR) + "/test/consumer";
+  const Result configure = run("cmake -S " + source + " -B " + (dir.path / "build").string() +
+                               " -DCMAKE_PREFIX_PATH=" + (dir.path / "lib").string() + " -DCMAKE_BUILD_TYPE=Release");
+  INFO(configure.out);
+  REQUIRE(configure.status == 0);
+  const Result build = run("cmake --build " + (dir.path / "build").string());
+  INFO(build.out);
+  REQUIRE(build.status == 0);
+  CHECK(run((dir.path / "build" / "consumer_c").string()).out == "ok\n");
+  CHECK(run((dir.path / "build" / "consumer_cpp").string()).out == "ok\n");
+  const Result pc = run("PKG_CONFIG_PATH=" + (dir.path / "lib/lib/pkgconfig").string() + " pkg-config --libs kernels");
+  if (pc.status != 127) CHECK_THAT(pc.out, Contains("-lkernels"));
+}

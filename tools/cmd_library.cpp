@@ -1,0 +1,145 @@
+// `kriek library LIST -o DIR`: a kernel library from a list of Specs (see tools/library.h); `--shard I/N`
+// synthesizes only every N-th Spec starting at I into the DP table, for batch systems that run independent jobs
+// whose tables `kriek table merge` combines before the final build; under `mpirun -n N` the ranks do the same
+// and rank 0 merges and builds.
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "cache/table_tools.h"
+#include "codegen/compile.h"
+#include "spec/error.h"
+#include "spec/text.h"
+#include "tools/library.h"
+#include "tools/mpi_session.h"
+#include "tools/synthesis.h"
+
+namespace kriek::tools {
+namespace {
+
+std::pair<std::size_t, std::size_t> parse_shard(const std::string& text) {
+  std::size_t index = 0, count = 0;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> index >> slash >> count) || slash != '/' || !in.eof() || count == 0 || index >= count) {
+    user_error("--shard '", text, "' is not I/N with 0 <= I < N");
+  }
+  return {index, count};
+}
+
+/// The Args with `--table` set to `table` (and no --no-table).
+Args with_table(const Args& args, const std::string& table) {
+  Args out = args;
+  std::erase_if(out.flags, [](const auto& f) { return f.first == "--table" || f.first == "--no-table"; });
+  out.flags.emplace_back("--table", table);
+  return out;
+}
+
+/// Synthesizes `entries` into the table named in `args`, one line per Spec on stdout.
+void synthesize_all(const std::vector<LibraryEntry>& entries, const Args& args) {
+  for (const LibraryEntry& e : entries) {
+    Synthesis s = synthesize(e.spec_text, args);
+    std::cout << e.symbol << ": " << s.stats_line() << "\n";
+    s.save_table();
+  }
+}
+
+/// Under mpirun: rank r synthesizes shard r/N into a table of its own (its own process, so its own TBB arena),
+/// rank 0 merges them into the library's table; returns the Args rank 0 builds with (every Spec then cached),
+/// or nullopt on the other ranks.
+std::optional<Args> synthesize_over_ranks(const MpiSession& mpi, const std::vector<LibraryEntry>& entries,
+                                          const Args& args, const Target& target) {
+  namespace fs = std::filesystem;
+  const fs::path dir = mpi.broadcast(mpi.rank() == 0 ? codegen::make_temp_dir().string() : "");
+  std::string merged;
+  if (const auto* t = args.get("--table")) merged = *t;
+  else if (args.has("--no-table")) merged = (dir / "merged.table").string();
+  else merged = default_table_path(target).string();
+  const fs::path mine = dir / ("rank" + std::to_string(mpi.rank()) + ".table");
+  bool ok = true;
+  try {
+    if (fs::exists(merged)) fs::copy_file(merged, mine);  // start from what the table knows
+    synthesize_all(shard_of(entries, static_cast<std::size_t>(mpi.rank()), static_cast<std::size_t>(mpi.size())),
+                   with_table(args, mine.string()));
+  } catch (const UserError& e) {
+    std::cerr << "kriek: error: rank " << mpi.rank() << ": " << e.what() << "\n";
+    ok = false;
+  }
+  if (!mpi.barrier(ok)) {
+    if (mpi.rank() == 0) user_error("a rank failed to synthesize its share (see its message above)");
+    return std::nullopt;
+  }
+  if (mpi.rank() != 0) return std::nullopt;
+  std::vector<fs::path> tables;
+  for (int r = 0; r < mpi.size(); ++r) tables.push_back(dir / ("rank" + std::to_string(r) + ".table"));
+  merge_tables(tables, merged);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  std::cerr << "kriek: merged the tables of " << mpi.size() << " ranks into " << merged << "\n";
+  return with_table(args, merged);
+}
+
+}  // namespace
+
+int run_library(const std::vector<std::string>& raw) {
+  std::vector<std::string_view> valued = kSynthValued;
+  valued.insert(valued.end(), {"-o", "--name", "--backend", "--shard"});
+  std::vector<std::string_view> switches = kSynthSwitches;
+  switches.push_back("--keep-going");
+  const Args args = parse_args(raw, valued, switches);
+  if (args.positional.size() != 1) user_error("usage: kriek library LIST -o DIR [--name NAME] (see kriek --help)");
+  const std::string list_file = args.positional[0];
+  std::ifstream in(list_file);
+  if (!in) user_error("cannot read the list '", list_file, "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  std::vector<LibraryEntry> entries = parse_library_list(text.str(), list_file, target);
+  if (const auto* backend = args.get("--backend"); backend && *backend != "c") {
+    user_error("--backend '", *backend, "' is not available (this kriek emits C; the LLVM backend is not built yet)");
+  }
+
+  if (const auto* shard = args.get("--shard")) {
+    const auto [index, count] = parse_shard(*shard);
+    const auto mine = shard_of(entries, index, count);
+    synthesize_all(mine, args);
+    std::cout << "shard " << index << "/" << count << ": " << mine.size() << " of " << entries.size()
+              << " Specs synthesized; merge the shards' tables with kriek table merge, then build with "
+                 "kriek library --table MERGED\n";
+    return 0;
+  }
+
+  LibraryOptions options;
+  const std::string* dir = args.get("-o");
+  if (!dir) user_error("kriek library needs -o DIR");
+  options.out = *dir;
+  options.list_file = list_file;
+  options.keep_going = args.has("--keep-going");
+  if (const auto* name = args.get("--name")) {
+    options.name = *name;
+  } else {
+    options.name = std::filesystem::path(list_file).stem().string();
+    for (char& c : options.name) c = is_c_identifier(std::string(1, c)) || (c >= '0' && c <= '9') ? c : '_';
+  }
+  if (!is_c_identifier(options.name)) user_error("--name '", options.name, "' is not a C identifier");
+
+  MpiSession mpi;
+  Args build_args = args;
+  if (mpi.size() > 1) {
+    auto merged = synthesize_over_ranks(mpi, entries, args, target);
+    if (!merged) return 0;
+    build_args = *merged;
+  }
+  const LibraryReport report = build_library(entries, build_args, options, std::cerr);
+  for (const auto& [e, why] : report.failed) {
+    std::cerr << "kriek: skipped " << list_file << ":" << e.line << " (" << e.symbol << "): " << why << "\n";
+  }
+  std::cout << "library " << options.name << ": " << report.kernels.size() << " kernels in " << options.out.string()
+            << " (" << report.compiled << " compiled, " << report.kernels.size() - report.compiled << " unchanged";
+  if (!report.failed.empty()) std::cout << ", " << report.failed.size() << " skipped";
+  std::cout << "), " << std::fixed << std::setprecision(2) << report.seconds << " s\n";
+  return report.failed.empty() ? 0 : 1;
+}
+
+}  // namespace kriek::tools

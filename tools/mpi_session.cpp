@@ -1,0 +1,72 @@
+// MpiSession (see mpi_session.h): MPI_Init_thread / MPI_Finalize around a launched kriek, and a barrier that
+// also agrees whether every rank succeeded (MPI_Allreduce of a flag).
+#include "tools/mpi_session.h"
+
+#include <cstdlib>
+
+#include "spec/error.h"
+
+#ifdef KRIEK_HAVE_MPI
+#define OMPI_SKIP_MPICXX 1  // the C API only: Open MPI's C++ bindings need a library kriek does not link
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
+namespace kriek::tools {
+namespace {
+
+bool launched_by_mpi() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    const char* v = std::getenv(var);
+    if (v && *v) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+MpiSession::MpiSession() {
+  if (!launched_by_mpi()) return;
+#ifdef KRIEK_HAVE_MPI
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  initialized_ = true;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+#else
+  user_error("this kriek was built without MPI (install libopenmpi-dev and rebuild); run it without mpirun, or "
+             "shard with --shard I/N");
+#endif
+}
+
+MpiSession::~MpiSession() {
+#ifdef KRIEK_HAVE_MPI
+  if (initialized_) MPI_Finalize();
+#endif
+}
+
+bool MpiSession::barrier(bool ok) const {
+#ifdef KRIEK_HAVE_MPI
+  if (initialized_) {
+    int mine = ok ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all == 1;
+  }
+#endif
+  return ok;
+}
+
+std::string MpiSession::broadcast(const std::string& text) const {
+#ifdef KRIEK_HAVE_MPI
+  if (initialized_) {
+    int size = static_cast<int>(text.size());
+    MPI_Bcast(&size, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::string out = rank_ == 0 ? text : std::string(static_cast<std::size_t>(size), '\0');
+    MPI_Bcast(out.data(), size, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return out;
+  }
+#endif
+  return text;
+}
+
+}  // namespace kriek::tools

@@ -1,0 +1,30 @@
+// MPI for `kriek library` under `mpirun`: initialized only when the process was started by an MPI launcher
+// (Open MPI's OMPI_COMM_WORLD_SIZE or PMI's PMI_SIZE in the environment), so a plain `kriek` never touches MPI.
+// Built without MPI (no Open MPI at configure time), a launched kriek says so instead of running N copies.
+#pragma once
+
+#include <string>
+
+namespace kriek::tools {
+
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  /// Waits for every rank; returns false when some rank reported failure (`ok` false) before the barrier.
+  bool barrier(bool ok) const;
+  /// Rank 0's `text`, on every rank.
+  std::string broadcast(const std::string& text) const;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  bool initialized_ = false;
+};
+
+}  // namespace kriek::tools
