@@ -1,6 +1,8 @@
 // enumerate_actions: every legal action of a Spec in the documented order (see enumerate.h for the grid).
 #include "sched/enumerate.h"
 
+#include <bit>
+
 #include "sched/bufferize.h"
 #include "sched/move_to.h"
 #include "sched/select.h"
@@ -132,10 +134,17 @@ void bufferizes(const Spec& spec, const Target& target, std::vector<Action>& out
 
 }  // namespace
 
+bool regular_extent(std::int64_t extent) {
+  const auto e = static_cast<std::uint64_t>(extent);
+  return std::has_single_bit(e) || (e % 3 == 0 && std::has_single_bit(e / 3));
+}
+
 std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent, bool small_threes) {
   std::vector<std::int64_t> out;
+  const bool regular = regular_extent(extent);
   for (std::int64_t p = 1; p < extent; p *= 2) {
-    out.push_back(p);
+    // An irregular extent: powers of two that divide it, and the largest below it (its remainder halves it).
+    if (regular || extent % p == 0 || 2 * p >= extent) out.push_back(p);
     const std::int64_t three = p / 2 * 3;  // 3, 6, 12, ... after 2, 4, 8, ...: already in increasing order
     if (p >= 2 && three < extent && ((small_threes && three <= kRegisterScaleThrees) || extent % three == 0)) out.push_back(three);
   }

@@ -11,6 +11,11 @@
 // multiplies the Specs below it (its tile and its boundary tile) and the powers of two beside it do the same
 // work. So 64 gives 1, 2, 3, 4, 6, 8, 16, 32 (and 64) with the small threes, 1, 2, 4, 8, 16, 32 without; 96
 // gives 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64 (and 96) either way.
+// Irregular extents (neither 2^i nor 3*2^i: 1000, 63, and the boundary tiles they leave) get only the powers of
+// two that divide them and the largest one below them (then 3 and 6, and the extent), so their remainders form
+// one chain (1000 -> 488 -> 232 -> 104 -> 40 -> 8) instead of one boundary Spec per size: every other blocking
+// stays reachable by nesting (1000 by 256 is 512 | 488, each by 256), at the cost of a loop level. matmul 63^3:
+// 2.0M -> 1.46M actions (the same 85,436 Specs), 32% less CPU time, the best cost 0.15% higher.
 //
 // The order (deterministic, a function of the Spec and target only):
 //   1. tile_out over the product of the output dimensions' grids (E included, the whole output excluded; the
@@ -44,6 +49,9 @@ inline constexpr double kParallelMinFlops = 1 << 22;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;
+
+/// True for extents of the form 2^i or 3*2^i (the grid's own sizes).
+bool regular_extent(std::int64_t extent);
 
 /// The grid sizes for extent `extent` (see above), increasing, then `extent` when `with_extent`; 3 and 6 also
 /// when they do not divide the extent if `small_threes`.

@@ -1,4 +1,4 @@
-// Physical memory and peak resident set of this process (see host_memory.h).
+// Physical memory, and the peak and current resident set of this process (see host_memory.h).
 #include "spec/host_memory.h"
 
 #include <sys/resource.h>
@@ -24,6 +24,13 @@ std::int64_t peak_rss_bytes() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+}
+
+std::int64_t current_rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
 }
 
 }  // namespace kriek

@@ -1,6 +1,6 @@
 // The memory of this machine and of this process, beside the host's detection (target.h): the physical memory a
 // command checks a Spec's operands against before searching, and the peak resident set the search statistics
-// report.
+// report, and the current one the progress line shows.
 #pragma once
 
 #include <cstdint>
@@ -12,5 +12,7 @@ std::int64_t physical_memory_bytes();
 
 /// Peak resident set size of this process in bytes.
 std::int64_t peak_rss_bytes();
+/// Resident set size of this process now, in bytes (0 where /proc is not available).
+std::int64_t current_rss_bytes();
 
 }  // namespace kriek

@@ -14,6 +14,7 @@
 
 #include "sched/canonical.h"
 #include "spec/error.h"
+#include "synth/bound.h"
 
 namespace kriek {
 
@@ -29,6 +30,8 @@ struct Synthesizer::Slot {
   /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
   std::vector<Job*> waiters;
   Frontier frontier;
+  /// The elementwise least peak of the frontier's entries (a bound on every entry's peak), set with it.
+  MemoryUse least_peak;
 };
 
 /// A Spec being solved: its actions, what each costs itself, and the memo entries of each one's children. It
@@ -76,9 +79,17 @@ struct Folded {
 
 /// Folds the children's frontiers of one action (cost = base + sum of weight x child cost, peak = own + the
 /// children's elementwise maximum), keeping the partial combinations within `capacity` that no other beats.
-/// Leaves steps.back() empty when nothing fits.
-void fold(std::span<const Frontier* const> child, const MemoryUse& capacity, Folded& f) {
+/// With a `floor`, also drops each partial all of whose completions, and all it would have beaten, the floor's
+/// candidates beat (bound.h: the partial's class_floor). Leaves steps.back() empty when nothing fits.
+void fold(std::span<const Frontier* const> child, std::span<const MemoryUse> least, const MemoryUse& capacity,
+          const CandidateFloor* floor, Folded& f) {
   const NodeCost& nc = f.nc;
+  // What the children after child i add at least: suffix[i] over children i.., as a bound with cost and peak.
+  std::vector<ActionBound> suffix(child.size() + 1);
+  for (std::size_t i = child.size(); i-- > 0;) {
+    suffix[i].cost = suffix[i + 1].cost + nc.weights[i] * child[i]->entries.front().cost;
+    suffix[i].peak = suffix[i + 1].peak.max(least[i]);
+  }
   f.steps.assign(child.size() + 1, {});
   f.steps[0].push_back(Partial{});
   for (std::size_t i = 0; i < child.size(); ++i) {
@@ -95,6 +106,12 @@ void fold(std::span<const Frontier* const> child, const MemoryUse& capacity, Fol
       }
     }
     prune(next);
+    if (floor && i + 1 < child.size()) {
+      std::erase_if(next, [&](const Partial& q) {
+        return floor->beats(ActionBound{nc.base + q.cost + suffix[i + 1].cost,
+                                        nc.own.plus(class_floor(q.peak).max(suffix[i + 1].peak))});
+      });
+    }
     if (next.empty()) {
       f.steps.back().clear();
       return;
@@ -193,7 +210,10 @@ bool Synthesizer::request(const Spec* key, Slot& s, Job* parent) {
       start = true;
     }
   }
-  if (start) memo_->group->run([this, key, &s] { begin(*key, s); });
+  if (start) {
+    stats_.specs_started.fetch_add(1, std::memory_order_relaxed);
+    memo_->group->run([this, key, &s] { begin(*key, s); });
+  }
   return false;
 }
 
@@ -241,13 +261,48 @@ void Synthesizer::finish(Job* j) {
   const std::unique_ptr<Job> job(j);
   std::vector<Folded> folded(job->actions.size());
   std::vector<const Frontier*> child;
+  std::vector<MemoryUse> least;
+  // Actions in the order of their bounds (cheapest first), each folded unless the candidates folded before it
+  // already beat everything it can make (bound.h).
+  std::vector<ActionBound> order;
+  order.reserve(job->actions.size());
   for (std::size_t a = 0; a < job->actions.size(); ++a) {
     folded[a].nc = std::move(job->costs[a]);
     if (!job->children[a]) continue;
-    child.clear();
-    for (const Slot* c : *job->children[a]) child.push_back(&c->frontier);
-    fold(child, capacity_, folded[a]);
+    ActionBound b{folded[a].nc.base, folded[a].nc.own, static_cast<std::uint32_t>(a)};
+    MemoryUse children_least;
+    bool solvable = true;
+    for (std::size_t i = 0; i < job->children[a]->size() && solvable; ++i) {
+      const Slot& c = *(*job->children[a])[i];
+      solvable = !c.frontier.empty();
+      if (solvable) {
+        b.cost += folded[a].nc.weights[i] * c.frontier.entries.front().cost;
+        children_least = children_least.max(c.least_peak);
+      }
+    }
+    b.peak = b.peak.plus(children_least);
+    if (solvable && b.peak.fits(capacity_)) order.push_back(b);
   }
+  if (options_.prune) sort_bounds(order);
+  CandidateFloor floor;
+  std::uint64_t pruned = 0;
+  for (const ActionBound& b : order) {
+    if (options_.prune && floor.beats(b)) {
+      ++pruned;
+      continue;
+    }
+    child.clear();
+    least.clear();
+    for (const Slot* c : *job->children[b.action]) {
+      child.push_back(&c->frontier);
+      least.push_back(c->least_peak);
+    }
+    Folded& f = folded[b.action];
+    fold(child, least, capacity_, options_.prune ? &floor : nullptr, f);
+    if (!options_.prune || f.steps.empty()) continue;
+    for (const Partial& p : f.steps.back()) floor.add(f.nc.base + p.cost, f.nc.own.plus(p.peak));
+  }
+  stats_.actions_pruned.fetch_add(pruned, std::memory_order_relaxed);
   select_frontier(job->actions, folded, job->slot->frontier);
   stats_.specs_solved.fetch_add(1, std::memory_order_relaxed);
   stats_.frontier_entries.fetch_add(job->slot->frontier.entries.size(), std::memory_order_relaxed);
@@ -255,6 +310,7 @@ void Synthesizer::finish(Job* j) {
 }
 
 void Synthesizer::complete(Slot& s) {
+  s.least_peak = least_peak(s.frontier);
   std::vector<Job*> waiters;
   {
     std::lock_guard lock(s.mutex);
@@ -287,6 +343,7 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
   }
   s.frontier = std::move(frontier);
   s.loaded = true;
+  s.least_peak = least_peak(s.frontier);
   stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(s.mutex);
   s.state = Slot::State::done;

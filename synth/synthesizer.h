@@ -27,14 +27,22 @@ struct SynthOptions {
   /// Key the memo on canonical Specs (sched/canonical.h). Off only to test the canonicalization rules: then a
   /// search solves every Spec as asked, and `find` and the table see Specs as given.
   bool canonical = true;
+  /// Skip folding an action whose bound (its own cost plus each child's cheapest entry, its own memory plus the
+  /// children's least peaks) a candidate already folded beats in cost and memory (synth/bound.h). The frontier
+  /// is exactly the same either way; off only to test that.
+  bool prune = true;
 };
 
 /// Counters of a search, readable while it runs (for a progress line).
 struct SynthStats {
   std::atomic<std::uint64_t> specs_solved{0};
+  /// Specs whose solving has started (searched or read from the table); started - solved - loaded are pending.
+  std::atomic<std::uint64_t> specs_started{0};
   std::atomic<std::uint64_t> actions_tried{0};
   std::atomic<std::uint64_t> frontier_entries{0};
   std::atomic<std::uint64_t> specs_loaded{0};
+  /// Actions whose children were solved but whose fold a bound showed useless.
+  std::atomic<std::uint64_t> actions_pruned{0};
 };
 
 class Synthesizer {

@@ -23,7 +23,9 @@
 namespace kriek::tools {
 namespace {
 
-/// Prints "synth: N specs, M actions, T s" to stderr every half second while alive, when stderr is a terminal.
+/// While alive, rewrites one line on stderr every half second when stderr is a terminal: Specs solved, the
+/// rate over the last second or so, Specs pending (started, not yet solved: a floor on what remains, since
+/// solving them discovers more), resident memory, and the time the pending ones take at the current rate.
 class Progress {
  public:
   explicit Progress(const Synthesizer& s) : synth_(s), start_(std::chrono::steady_clock::now()) {
@@ -44,13 +46,26 @@ class Progress {
  private:
   void loop() {
     std::unique_lock<std::mutex> lock(mutex_);
-    while (!wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return done_; })) {
+    double rate = 0;  // Specs per second, smoothed
+    std::uint64_t last = 0;
+    while (!wake_.wait_for(lock, kPeriod, [this] { return done_; })) {
+      const SynthStats& st = synth_.stats();
+      const std::uint64_t solved = st.specs_solved.load(), done = solved + st.specs_loaded.load();
+      const std::uint64_t started = st.specs_started.load();
+      const std::uint64_t pending = started > done ? started - done : 0;
+      const double step = static_cast<double>(solved - last) / std::chrono::duration<double>(kPeriod).count();
+      rate = last == 0 ? step : 0.5 * rate + 0.5 * step;
+      last = solved;
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      std::cerr << "\rsynth: " << synth_.stats().specs_solved << " specs, " << synth_.stats().actions_tried
-                << " actions, " << std::fixed << std::setprecision(1) << s << " s" << std::flush;
+      std::cerr << "\rsynth: " << solved << " specs (" << static_cast<std::uint64_t>(rate) << "/s), " << pending
+                << " pending, RSS " << current_rss_bytes() / (1024 * 1024) << " MiB, " << std::fixed
+                << std::setprecision(1) << s << " s";
+      if (rate > 0) std::cerr << ", at least " << static_cast<double>(pending) / rate << " s left";
+      std::cerr << "\033[K" << std::flush;
     }
   }
 
+  static constexpr std::chrono::milliseconds kPeriod{500};
   const Synthesizer& synth_;
   std::chrono::steady_clock::time_point start_;
   std::mutex mutex_;

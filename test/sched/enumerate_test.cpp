@@ -42,16 +42,21 @@ std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
 
 }  // namespace
 
-TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, larger 3*2^i that divide the extent, then the extent",
+TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, larger 3*2^i that divide the extent, then the extent; irregular extents a chain",
           "[sched][enumerate]") {
   CHECK(tile_sizes(64, true) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 16, 32, 64});
   CHECK(tile_sizes(64, true, false) == std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64});
   CHECK(tile_sizes(96, false, false) == tile_sizes(96, false, true));
   CHECK(tile_sizes(96, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64});
-  CHECK(tile_sizes(7, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6});
+  CHECK(tile_sizes(7, false) == std::vector<std::int64_t>{1, 3, 4, 6});  // irregular: 2 leaves a boundary
+  CHECK(tile_sizes(12, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8});  // 3*2^2 is regular
   CHECK(tile_sizes(1, true) == std::vector<std::int64_t>{1});
   CHECK(tile_sizes(1, false).empty());
-  CHECK(tile_sizes(1000, false).back() == 512);
+  CHECK(tile_sizes(1000, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 512});
+  CHECK(tile_sizes(488, false, false) == std::vector<std::int64_t>{1, 2, 4, 8, 256});
+  CHECK(regular_extent(1024));
+  CHECK(regular_extent(96));
+  CHECK_FALSE(regular_extent(1000));
   CHECK(tile_sizes(2048, true).size() == 14);  // 1, 2, 3, 4, 6, 8, 16, ..., 1024, 2048
 }
 

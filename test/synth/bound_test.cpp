@@ -1,0 +1,82 @@
+// Bounds that skip folds (synth/bound.h): memory-class floors, the candidate floor, and the property that a
+// search with pruning finds exactly the frontiers of one without, on random Specs of every op kind.
+#include <catch2/catch.hpp>
+
+#include <iostream>
+#include <sstream>
+
+#include "support/random_spec.h"
+#include "synth/bound.h"
+#include "synth/synthesizer.h"
+
+using namespace kriek;
+using kriek::testing::random_spec;
+
+namespace {
+
+const Target& avx512() {
+  static const Target t = named_target("avx512");
+  return t;
+}
+
+MemoryUse at(Level l, std::int64_t bytes) {
+  MemoryUse m;
+  m[l] = bytes;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("class_floor: the least bytes of each level's memory class", "[synth][bound]") {
+  for (std::int64_t b : {0, 1, 2, 3, 4, 5, 8, 9, 1000, 1024, 1025, 32768}) {
+    INFO("bytes " << b);
+    const MemoryUse m = at(Level::L1, b);
+    const MemoryUse f = class_floor(m);
+    CHECK(f.coarse_key() == m.coarse_key());
+    CHECK(f.at_most(m));
+    if (f[Level::L1] > 0) CHECK(at(Level::L1, f[Level::L1] - 1).coarse_key() != m.coarse_key());
+  }
+  CHECK(class_floor(at(Level::L1, 1000))[Level::L1] == 513);
+  CHECK(class_floor(at(Level::GL, 1000))[Level::GL] == 0);  // main memory has no class
+}
+
+TEST_CASE("CandidateFloor beats a bound only with a strictly cheaper candidate of no larger class", "[synth][bound]") {
+  CandidateFloor floor;
+  floor.add(100, at(Level::L1, 1000));
+  CHECK(floor.beats(ActionBound{101, at(Level::L1, 1000)}));
+  CHECK(floor.beats(ActionBound{101, at(Level::L1, 600)}));  // the same class (512, 1024]
+  CHECK_FALSE(floor.beats(ActionBound{100, at(Level::L1, 1000)}));  // a tie is not beaten
+  CHECK_FALSE(floor.beats(ActionBound{500, at(Level::L1, 500)}));   // less memory
+  CHECK_FALSE(floor.beats(ActionBound{500, at(Level::VRF, 64)}));   // no L1 at all
+  floor.add(400, at(Level::VRF, 64));
+  CHECK(floor.beats(ActionBound{500, at(Level::VRF, 64)}));
+}
+
+TEST_CASE("pruned folds leave every frontier exactly as without pruning", "[synth][bound][property]") {
+  const std::uint64_t seed = kriek::testing::test_seed(1414);
+  std::cout << "pruning property seed " << seed << " (set KRIEK_SEED to replay)\n";
+  std::mt19937_64 rng(seed);
+  Synthesizer pruned(avx512(), CostModel::for_target(avx512()), SynthOptions{.threads = 2});
+  Synthesizer full(avx512(), CostModel::for_target(avx512()), SynthOptions{.threads = 2, .prune = false});
+  for (int round = 0; round < 2; ++round) {
+    for (int kind = 0; kind < kriek::testing::kOpKinds; ++kind) {
+      const Spec spec = random_spec(rng, kind, 13);
+      std::ostringstream text;
+      text << spec;
+      INFO("spec " << text.str());
+      CHECK(pruned.solve(spec).entries == full.solve(spec).entries);
+    }
+  }
+  // Every Spec either solved, with its costs, peaks, actions, chosen children and tie ranks.
+  std::size_t compared = 0;
+  full.for_each([&](const Spec& s, const Frontier& f) {
+    const Frontier* g = pruned.find(s);
+    REQUIRE(g != nullptr);
+    REQUIRE(f.entries == g->entries);
+    for (std::size_t i = 0; i < f.entries.size(); ++i) CHECK(f.entries[i].rank == g->entries[i].rank);
+    ++compared;
+  });
+  CHECK(compared == pruned.stats().specs_solved.load());
+  CHECK(full.stats().actions_pruned.load() == 0);
+  CHECK(pruned.stats().actions_pruned.load() > 0);
+}
