@@ -312,8 +312,8 @@ void Repl::run(const std::vector<std::string>& words, std::ostream& out) {
 std::vector<std::string> Repl::completions() const {
   std::vector<std::string> names;
   for (const Help& h : help_table()) names.push_back(h.name);
-  for (Level l : {Level::GL, Level::L2, Level::L1, Level::VRF, Level::RF}) names.emplace_back(level_name(l));
-  for (int k = 0; k < kKernelKindCount; ++k) names.emplace_back(kernel_name(static_cast<KernelKind>(k)));
+  for (Level l : kAllLevels) names.emplace_back(level_name(l));
+  for (KernelKind k : kAllKernels) names.emplace_back(kernel_name(k));
   names.insert(names.end(), {"in0", "in1", "in2", "out", "all", "parallel", "row", "col"});
   if (!states_.empty()) {
     for (const OpenHole& h : current().holes()) names.push_back(h.name);
