@@ -16,20 +16,6 @@
 
 namespace kriek::test {
 
-const Target& avx512() {
-  static const Target t = named_target("avx512");
-  return t;
-}
-
-TensorSpec ts(Shape shape, Level level, Layout layout, std::uint32_t vs) {
-  TensorSpec t;
-  t.shape = std::move(shape);
-  t.level = level;
-  t.layout = layout;
-  t.vector_size = vs;
-  return t;
-}
-
 Spec matmul(TensorSpec a, TensorSpec b, TensorSpec c, bool accumulate) {
   return Spec{Matmul{accumulate}, {std::move(a), std::move(b), std::move(c)}, false};
 }

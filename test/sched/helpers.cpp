@@ -15,22 +15,8 @@
 
 namespace kriek::sched_test {
 
-const Target& avx512() {
-  static const Target t = named_target("avx512");
-  return t;
-}
-
 const Target& scalar_target() {
   static const Target t = named_target("scalar");
-  return t;
-}
-
-TensorSpec ts(Shape shape, Level level, Layout layout, std::uint32_t vs) {
-  TensorSpec t;
-  t.shape = std::move(shape);
-  t.level = level;
-  t.layout = layout;
-  t.vector_size = vs;
   return t;
 }
 

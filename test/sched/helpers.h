@@ -9,13 +9,14 @@
 
 #include "sched/action.h"
 #include "support/random_spec.h"
+#include "support/tensors.h"
 
 namespace kriek::sched_test {
 
-const Target& avx512();
+using kriek::testing::avx512;
+using kriek::testing::ts;
 const Target& scalar_target();
 
-TensorSpec ts(Shape shape, Level level = Level::GL, Layout layout = Layout::row_major(), std::uint32_t vs = 0);
 Spec matmul(Shape a, Shape b, bool accumulate = false);
 /// Conv of `img` with `filters`, the output shape inferred; all in GL row-major.
 Spec conv(Shape img, Shape filters, bool accumulate = false);

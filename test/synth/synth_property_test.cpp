@@ -8,11 +8,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "impl/interpreter.h"
 #include "sched/canonical.h"
 #include "sched/enumerate.h"
 #include "support/interpret_check.h"
 #include "support/random_spec.h"
+#include "support/tensors.h"
 #include "synth/synthesizer.h"
 
 using namespace kriek;
@@ -20,10 +20,7 @@ using kriek::testing::random_spec;
 
 namespace {
 
-const Target& avx512() {
-  static const Target t = named_target("avx512");
-  return t;
-}
+using kriek::testing::avx512;
 
 std::string text(const Spec& s) {
   std::ostringstream out;
