@@ -97,22 +97,23 @@ const std::string& vocabulary_schema() {
     static_assert(std::variant_size_v<Op> == 8, "a new op kind must be listed in the table's vocabulary schema");
     for (const Op& op : ops) s += std::string(op_word(op)) + "@" + std::to_string(op.index()) + ",";
     s += ";unary=" + std::string(unary_op_name(UnaryOp::relu));
+    static_assert(kAllUnaryOps.size() == 1, "list every unary op here (and bump the vocabulary's readers)");
     s += ";binary=";
-    for (BinaryOp b : {BinaryOp::add, BinaryOp::mul, BinaryOp::sub, BinaryOp::max}) {
+    for (BinaryOp b : kAllBinaryOps) {
       s += std::string(binary_op_name(b)) + "@" + std::to_string(static_cast<int>(b)) + ",";
     }
     s += ";dtypes=";
-    for (Dtype d : {Dtype::f32, Dtype::f16, Dtype::bf16, Dtype::i8, Dtype::i32}) {
+    for (Dtype d : kAllDtypes) {
       s += std::string(dtype_name(d)) + "@" + std::to_string(static_cast<int>(d)) + ",";
     }
     s += ";levels=";
-    for (Level l : {Level::GL, Level::L2, Level::L1, Level::VRF, Level::RF}) {
+    for (Level l : kAllLevels) {
       s += std::string(level_name(l)) + "@" + std::to_string(static_cast<int>(l)) + ",";
     }
     s += ";layouts=row@0,col@1,blk@2";
     static_assert(static_cast<int>(Layout::Kind::blocked) == 2, "layout kinds were renumbered");
     s += ";kernels=";
-    for (int k = 0; k < kKernelKindCount; ++k) s += std::string(kernel_name(static_cast<KernelKind>(k))) + ",";
+    for (KernelKind k : kAllKernels) s += std::string(kernel_name(k)) + ",";
     s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7;action_version=" +
          std::to_string(kActionVersion);
     return s;

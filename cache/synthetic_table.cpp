@@ -26,7 +26,7 @@ Action random_action(std::mt19937_64& rng) {
     case 3: return MoveTo{static_cast<std::uint8_t>(rng() % 3), Level::VRF, Layout::row_major(), 16};
     case 4: return ToAccum{};
     case 5: return Bufferize{1, Level::L2, Layout::col_major()};
-    default: return Select{static_cast<KernelKind>(rng() % kKernelKindCount)};
+    default: return Select{kAllKernels[rng() % kAllKernels.size()]};
   }
 }
 

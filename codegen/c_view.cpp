@@ -35,8 +35,12 @@ Storage storage_of(Level l) {
   switch (l) {
     case Level::RF: return Storage::scalar_registers;
     case Level::VRF: return Storage::vector_registers;
-    default: return Storage::memory;
+    case Level::GL:
+    case Level::L2:
+    case Level::L1: return Storage::memory;
   }
+  KRIEK_ASSERT(false, "no storage for level ", static_cast<int>(l));
+  return Storage::memory;
 }
 
 CView CView::sub(const Coord& offset, const Shape& extents) const {

@@ -3,11 +3,13 @@
 // has a legality rule on the Spec it implements; `kernels_for` lists those that implement a Spec.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "spec/enum_list.h"
 #include "spec/spec.h"
 #include "spec/target.h"
 
@@ -40,10 +42,38 @@ enum class KernelKind : std::uint8_t {
   dot_fma,
 };
 
-inline constexpr int kKernelKindCount = static_cast<int>(KernelKind::dot_fma) + 1;
+/// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma" (empty for a byte that is
+/// no KernelKind).
+constexpr std::string_view kernel_name(KernelKind k) {
+  switch (k) {
+    case KernelKind::scalar_mult_add: return "scalar_mult_add";
+    case KernelKind::scalar_copy: return "scalar_copy";
+    case KernelKind::scalar_zero: return "scalar_zero";
+    case KernelKind::scalar_unary: return "scalar_unary";
+    case KernelKind::scalar_binary: return "scalar_binary";
+    case KernelKind::scalar_reduce_add: return "scalar_reduce_add";
+    case KernelKind::vec_load: return "vec_load";
+    case KernelKind::vec_store: return "vec_store";
+    case KernelKind::vec_zero: return "vec_zero";
+    case KernelKind::vec_unary: return "vec_unary";
+    case KernelKind::vec_binary: return "vec_binary";
+    case KernelKind::bcast_fma: return "bcast_fma";
+    case KernelKind::direct_conv: return "direct_conv";
+    case KernelKind::dot_fma: return "dot_fma";
+  }
+  return {};
+}
 
-/// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma".
-std::string_view kernel_name(KernelKind k);
+/// Every kernel, in the enum's order. A new kernel fails to compile in kernel_name until named there, then this
+/// static_assert until listed here; -Wswitch then names every other switch over kernels (legality, cost,
+/// interpreter, C emitter).
+inline constexpr std::array kAllKernels = {
+    KernelKind::scalar_mult_add, KernelKind::scalar_copy, KernelKind::scalar_zero, KernelKind::scalar_unary,
+    KernelKind::scalar_binary,   KernelKind::scalar_reduce_add, KernelKind::vec_load, KernelKind::vec_store,
+    KernelKind::vec_zero,        KernelKind::vec_unary,   KernelKind::vec_binary, KernelKind::bcast_fma,
+    KernelKind::direct_conv,     KernelKind::dot_fma};
+static_assert(lists_every_value(kAllKernels, kernel_name), "kAllKernels must list every KernelKind in order");
+
 std::optional<KernelKind> parse_kernel(std::string_view name);
 
 /// Why `k` cannot implement `spec` on `target`, or nullopt when it can.

@@ -13,11 +13,6 @@ namespace {
 
 using Why = std::optional<std::string>;
 
-constexpr std::array<std::string_view, kKernelKindCount> kNames = {
-    "scalar_mult_add", "scalar_copy", "scalar_zero", "scalar_unary", "scalar_binary", "scalar_reduce_add",
-    "vec_load",        "vec_store",   "vec_zero",    "vec_unary",    "vec_binary",    "bcast_fma",
-    "direct_conv",     "dot_fma"};
-
 template <class... Args>
 Why fail(const Args&... args) {
   std::ostringstream out;
@@ -197,21 +192,22 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
       if (s.output().level != Level::RF) return fail("the output ", name(s, 2), " is not in RF");
       return std::nullopt;
     }
-    default: break;
-  }
-  if (Why w = vector_rules(s, t)) return w;
-  switch (k) {
+    // Vector kernels: the target's vector rules first.
     case KernelKind::vec_load:
+      if (Why w = vector_rules(s, t)) return w;
       if (Why w = op_is<Move>(s, "move")) return w;
       return vector_move(s, t, 0, 1);
     case KernelKind::vec_store:
+      if (Why w = vector_rules(s, t)) return w;
       if (Why w = op_is<Move>(s, "move")) return w;
       return vector_move(s, t, 1, 0);
     case KernelKind::vec_zero:
+      if (Why w = vector_rules(s, t)) return w;
       if (Why w = op_is<Zero>(s, "zero")) return w;
       return one_vector(s, 0, t);
     case KernelKind::vec_unary:
     case KernelKind::vec_binary: {
+      if (Why w = vector_rules(s, t)) return w;
       Why w = k == KernelKind::vec_unary ? op_is<Unary>(s, "a unary op") : op_is<Binary>(s, "a binary op");
       if (w) return w;
       for (std::size_t i = 0; i < s.operands.size(); ++i) {
@@ -220,28 +216,24 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
       return equal_shapes(s);
     }
     case KernelKind::bcast_fma:
+      if (Why w = vector_rules(s, t)) return w;
       if (Why w = op_is<Matmul>(s, "matmul[acc]")) return w;
       if (Why w = accumulating(s)) return w;
       return bcast_fma_rules(s, t);
     case KernelKind::dot_fma:
+      if (Why w = vector_rules(s, t)) return w;
       if (Why w = op_is<Matmul>(s, "matmul[acc]")) return w;
       if (Why w = accumulating(s)) return w;
       return dot_fma_rules(s, t);
-    default: break;
   }
   return fail("unknown kernel ", static_cast<int>(k));
 }
 
 }  // namespace
 
-std::string_view kernel_name(KernelKind k) {
-  const auto i = static_cast<std::size_t>(k);
-  return i < kNames.size() ? kNames[i] : "?";
-}
-
 std::optional<KernelKind> parse_kernel(std::string_view name) {
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
-    if (kNames[i] == name) return static_cast<KernelKind>(i);
+  for (KernelKind k : kAllKernels) {
+    if (kernel_name(k) == name) return k;
   }
   return std::nullopt;
 }
@@ -260,8 +252,7 @@ std::int64_t dot_chains(std::int64_t vectors) {
 
 std::vector<KernelKind> kernels_for(const Spec& spec, const Target& target) {
   std::vector<KernelKind> out;
-  for (int i = 0; i < kKernelKindCount; ++i) {
-    const auto k = static_cast<KernelKind>(i);
+  for (KernelKind k : kAllKernels) {
     if (!kernel_illegal(k, spec, target)) out.push_back(k);
   }
   return out;

@@ -56,7 +56,8 @@ MemoryUse parse_memory_limits(const std::string& text, MemoryUse base) {
 
 std::ostream& operator<<(std::ostream& out, const MemoryUse& m) {
   bool first = true;
-  for (Level l : {Level::L2, Level::L1, Level::VRF, Level::RF}) {
+  for (Level l : kAllLevels) {
+    if (l == Level::GL) continue;  // unbounded
     out << (first ? "" : " ") << level_name(l) << "=" << m[l];
     first = false;
   }

@@ -17,7 +17,10 @@ std::string op_label(const PrimitiveOp& op) {
                                [](const ReduceSum& r) {
                                  return "reducesum[axis=" + std::to_string(r.axis) + (r.accumulate ? ", acc]" : "]");
                                },
-                               [&](const auto&) { return std::string(op_word(op)); }},
+                               [&](const Move&) { return std::string(op_word(op)); },
+                               [&](const Zero&) { return std::string(op_word(op)); },
+                               [&](const Unary&) { return std::string(op_word(op)); },
+                               [&](const Binary&) { return std::string(op_word(op)); }},
                     op);
 }
 
@@ -225,7 +228,9 @@ std::vector<std::string> root_operand_names(const Spec& spec) {
                                [](const Binary&) { return Names{"lhs", "rhs", "out"}; },
                                [](const Conv&) { return Names{"img", "filters", "out"}; },
                                [](const Zero&) { return Names{"out"}; },
-                               [](const auto&) { return Names{"in", "out"}; }},
+                               [](const Move&) { return Names{"in", "out"}; },
+                               [](const Unary&) { return Names{"in", "out"}; },
+                               [](const ReduceSum&) { return Names{"in", "out"}; }},
                     *primitive(spec.op));
 }
 

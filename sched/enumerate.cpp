@@ -55,8 +55,8 @@ void splits(const Spec& spec, const Target& target, std::vector<Action>& out) {
 /// The memory levels the target has among GL, L2, L1, slowest first, not slower than `floor`.
 std::vector<Level> memory_levels(const Target& target, Level floor) {
   std::vector<Level> out;
-  for (Level l : {Level::GL, Level::L2, Level::L1}) {
-    if (target.has_level(l) && (!target.has_level(floor) || !target.faster(floor, l))) out.push_back(l);
+  for (Level l : kAllLevels) {
+    if (!is_register_level(l) && target.has_level(l) && (!target.has_level(floor) || !target.faster(floor, l))) out.push_back(l);
   }
   return out;
 }

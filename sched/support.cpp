@@ -16,7 +16,8 @@ Expansion expansion(const Spec& spec, NodeKind kind) {
                         [&](MoveOp& move) { e.children = move_child_specs(spec, move); },
                         [&](Pipeline& p) { e.children = pipeline_child_specs(spec, p); },
                         [&](KernelCall&) {},
-                        [&](auto&) { KRIEK_ASSERT(false, "expansion() of a Block or Hole: their children are not implied"); }},
+                        [&](Block&) { KRIEK_ASSERT(false, "expansion() of a Block: its children are not implied"); },
+                        [&](Hole&) { KRIEK_ASSERT(false, "expansion() of a Hole: it has no children"); }},
              kind);
   e.kind = std::move(kind);
   return e;
@@ -52,7 +53,11 @@ std::optional<Reduction> reduction_of(const Spec& spec) {
             r.extent = spec.input(0).shape[s.axis];
             return r;
           },
-          [&](const auto&) -> std::optional<Reduction> { return std::nullopt; }},
+          [](const Move&) -> std::optional<Reduction> { return std::nullopt; },
+          [](const Zero&) -> std::optional<Reduction> { return std::nullopt; },
+          [](const Unary&) -> std::optional<Reduction> { return std::nullopt; },
+          [](const Binary&) -> std::optional<Reduction> { return std::nullopt; },
+          [](const Compose&) -> std::optional<Reduction> { return std::nullopt; }},
       spec.op);
 }
 

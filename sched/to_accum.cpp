@@ -14,7 +14,10 @@ std::optional<PrimitiveOp> with_accumulate(const PrimitiveOp& op) {
   return std::visit(overloaded{[](Matmul m) -> std::optional<PrimitiveOp> { m.accumulate = true; return m; },
                                [](Conv c) -> std::optional<PrimitiveOp> { c.accumulate = true; return c; },
                                [](ReduceSum r) -> std::optional<PrimitiveOp> { r.accumulate = true; return r; },
-                               [](const auto&) -> std::optional<PrimitiveOp> { return std::nullopt; }},
+                               [](const Move&) -> std::optional<PrimitiveOp> { return std::nullopt; },
+                               [](const Zero&) -> std::optional<PrimitiveOp> { return std::nullopt; },
+                               [](const Unary&) -> std::optional<PrimitiveOp> { return std::nullopt; },
+                               [](const Binary&) -> std::optional<PrimitiveOp> { return std::nullopt; }},
                     op);
 }
 

@@ -2,9 +2,12 @@
 // slowest to fastest, with capacities; a TensorSpec names the level its data lives in.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+
+#include "spec/enum_list.h"
 
 namespace kriek {
 
@@ -12,9 +15,23 @@ namespace kriek {
 /// registers. RF: scalar registers.
 enum class Level : std::uint8_t { GL, L2, L1, VRF, RF };
 
-inline constexpr int kLevelCount = 5;
+/// The level's text name, e.g. "VRF" (empty for a byte that is no Level).
+constexpr std::string_view level_name(Level l) {
+  switch (l) {
+    case Level::GL: return "GL";
+    case Level::L2: return "L2";
+    case Level::L1: return "L1";
+    case Level::VRF: return "VRF";
+    case Level::RF: return "RF";
+  }
+  return {};
+}
 
-std::string_view level_name(Level l);
+/// Every level, slowest first (the enum's order): the one list of levels to loop over.
+inline constexpr std::array kAllLevels = {Level::GL, Level::L2, Level::L1, Level::VRF, Level::RF};
+static_assert(lists_every_value(kAllLevels, level_name), "kAllLevels must list every Level in order");
+inline constexpr int kLevelCount = static_cast<int>(kAllLevels.size());
+
 std::optional<Level> parse_level(std::string_view text);
 
 /// True for register levels, where every access is a named value rather than memory.

@@ -11,37 +11,15 @@
 
 namespace kriek {
 
-std::string_view dtype_name(Dtype d) {
-  switch (d) {
-    case Dtype::f32: return "f32";
-    case Dtype::f16: return "f16";
-    case Dtype::bf16: return "bf16";
-    case Dtype::i8: return "i8";
-    case Dtype::i32: return "i32";
-  }
-  return "?";
-}
-
 std::optional<Dtype> parse_dtype(std::string_view text) {
-  for (Dtype d : {Dtype::f32, Dtype::f16, Dtype::bf16, Dtype::i8, Dtype::i32}) {
+  for (Dtype d : kAllDtypes) {
     if (dtype_name(d) == text) return d;
   }
   return std::nullopt;
 }
 
-std::string_view level_name(Level l) {
-  switch (l) {
-    case Level::GL: return "GL";
-    case Level::L2: return "L2";
-    case Level::L1: return "L1";
-    case Level::VRF: return "VRF";
-    case Level::RF: return "RF";
-  }
-  return "?";
-}
-
 std::optional<Level> parse_level(std::string_view text) {
-  for (Level l : {Level::GL, Level::L2, Level::L1, Level::VRF, Level::RF}) {
+  for (Level l : kAllLevels) {
     if (level_name(l) == text) return l;
   }
   return std::nullopt;
@@ -72,23 +50,6 @@ std::string shape_text(const Shape& shape) {
   return s;
 }
 
-std::string_view unary_op_name(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::relu: return "relu";
-  }
-  return "?";
-}
-
-std::string_view binary_op_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::add: return "add";
-    case BinaryOp::mul: return "mul";
-    case BinaryOp::sub: return "sub";
-    case BinaryOp::max: return "max";
-  }
-  return "?";
-}
-
 std::size_t input_count(const PrimitiveOp& op) {
   return std::visit(overloaded{[](const Matmul&) -> std::size_t { return 2; },
                                [](const Conv&) -> std::size_t { return 2; },
@@ -101,13 +62,20 @@ std::size_t input_count(const PrimitiveOp& op) {
 }
 
 std::optional<PrimitiveOp> primitive(const Op& op) {
-  return std::visit(overloaded{[](const Compose&) -> std::optional<PrimitiveOp> { return std::nullopt; },
-                               [](const auto& o) -> std::optional<PrimitiveOp> { return PrimitiveOp(o); }},
+  using P = std::optional<PrimitiveOp>;
+  return std::visit(overloaded{[](const Matmul& o) -> P { return o; }, [](const Conv& o) -> P { return o; },
+                               [](const Move& o) -> P { return o; }, [](const Zero& o) -> P { return o; },
+                               [](const Unary& o) -> P { return o; }, [](const Binary& o) -> P { return o; },
+                               [](const ReduceSum& o) -> P { return o; }, [](const Compose&) -> P { return std::nullopt; }},
                     op);
 }
 
 Op to_op(const PrimitiveOp& op) {
-  return std::visit([](const auto& o) { return Op(o); }, op);
+  return std::visit(overloaded{[](const Matmul& o) -> Op { return o; }, [](const Conv& o) -> Op { return o; },
+                               [](const Move& o) -> Op { return o; }, [](const Zero& o) -> Op { return o; },
+                               [](const Unary& o) -> Op { return o; }, [](const Binary& o) -> Op { return o; },
+                               [](const ReduceSum& o) -> Op { return o; }},
+                    op);
 }
 
 std::size_t input_count(const Op& op) {
@@ -123,7 +91,8 @@ bool accumulates(const PrimitiveOp& op) {
   return std::visit(overloaded{[](const Matmul& m) { return m.accumulate; },
                                [](const Conv& c) { return c.accumulate; },
                                [](const ReduceSum& r) { return r.accumulate; },
-                               [](const auto&) { return false; }},
+                               [](const Move&) { return false; }, [](const Zero&) { return false; },
+                               [](const Unary&) { return false; }, [](const Binary&) { return false; }},
                     op);
 }
 

@@ -2,6 +2,7 @@
 // kind (inputs, then the output) is documented on its struct and is the order of Spec::operands.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -12,6 +13,8 @@
 #include <boost/container_hash/hash.hpp>
 #include <cereal/types/variant.hpp>
 #include <cereal/types/vector.hpp>
+
+#include "spec/enum_list.h"
 
 namespace kriek {
 
@@ -52,6 +55,16 @@ struct Zero {
 };
 
 enum class UnaryOp : std::uint8_t { relu };
+/// The op's spec-text word (empty for a byte that is no UnaryOp).
+constexpr std::string_view unary_op_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::relu: return "relu";
+  }
+  return {};
+}
+inline constexpr std::array kAllUnaryOps = {UnaryOp::relu};
+static_assert(lists_every_value(kAllUnaryOps, unary_op_name), "kAllUnaryOps must list every UnaryOp in order");
+
 /// out = f(in) elementwise. Operands in, out (same shape).
 struct Unary {
   UnaryOp op = UnaryOp::relu;
@@ -61,6 +74,19 @@ struct Unary {
 };
 
 enum class BinaryOp : std::uint8_t { add, mul, sub, max };
+/// The op's spec-text word (empty for a byte that is no BinaryOp).
+constexpr std::string_view binary_op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return "add";
+    case BinaryOp::mul: return "mul";
+    case BinaryOp::sub: return "sub";
+    case BinaryOp::max: return "max";
+  }
+  return {};
+}
+inline constexpr std::array kAllBinaryOps = {BinaryOp::add, BinaryOp::mul, BinaryOp::sub, BinaryOp::max};
+static_assert(lists_every_value(kAllBinaryOps, binary_op_name), "kAllBinaryOps must list every BinaryOp in order");
+
 /// out = a op b elementwise with broadcasting: a and b have the output's rank, each extent equal to the
 /// output's or 1 (then read at index 0 along that dimension). Operands a, b, out.
 struct Binary {
@@ -118,7 +144,5 @@ bool accumulates(const Op& op);
 /// The op's spec-text word, e.g. "matmul", "relu", "reducesum"; modifiers are not included.
 std::string_view op_word(const PrimitiveOp& op);
 std::string_view op_word(const Op& op);
-std::string_view unary_op_name(UnaryOp op);
-std::string_view binary_op_name(BinaryOp op);
 
 }  // namespace kriek

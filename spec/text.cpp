@@ -19,7 +19,7 @@ std::string op_text(const PrimitiveOp& op) {
   std::visit(overloaded{[&](const Matmul& m) { out << (m.accumulate ? "[acc]" : ""); },
                         [&](const Conv& c) { out << (c.accumulate ? "[acc]" : ""); },
                         [&](const ReduceSum& r) { out << "[axis=" << int(r.axis) << (r.accumulate ? ",acc]" : "]"); },
-                        [](const auto&) {}},
+                        [](const Move&) {}, [](const Zero&) {}, [](const Unary&) {}, [](const Binary&) {}},
              op);
   return out.str();
 }
@@ -181,8 +181,10 @@ std::optional<PrimitiveOp> parse_primitive(std::string word) {
   if (acc) return std::nullopt;
   if (word == "move") return Move{};
   if (word == "zero") return Zero{};
-  if (word == "relu") return Unary{UnaryOp::relu};
-  for (BinaryOp b : {BinaryOp::add, BinaryOp::mul, BinaryOp::sub, BinaryOp::max}) {
+  for (UnaryOp u : kAllUnaryOps) {
+    if (word == unary_op_name(u)) return Unary{u};
+  }
+  for (BinaryOp b : kAllBinaryOps) {
     if (word == binary_op_name(b)) return Binary{b};
   }
   return std::nullopt;

@@ -363,6 +363,33 @@ std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limi
   return reconstruct(spec, static_cast<std::size_t>(i));
 }
 
+std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const MemoryUse& limits) {
+  MemoryUse bound = capacity_;
+  for (std::size_t l = 0; l < bound.bytes.size(); ++l) {
+    const std::int64_t limit = limits.bytes[l];
+    if (limit > 0 && (bound.bytes[l] == 0 || limit < bound.bytes[l])) bound.bytes[l] = limit;
+  }
+  std::vector<ActionOption> out;
+  std::vector<const Frontier*> child;
+  for (const Action& a : enumerate_actions(spec, target_)) {
+    ExpandResult expanded = expand(a, spec, target_);
+    const auto* ex = std::get_if<Expansion>(&expanded);
+    KRIEK_ASSERT(ex, "enumerated action ", action_text(a), " does not apply: ", std::get<NotApplicable>(expanded).reason);
+    ActionOption& option = out.emplace_back(ActionOption{a, std::nullopt, {}});
+    Folded f;
+    f.nc = node_cost(spec, ex->kind, ex->children, target_, model_);
+    if (!f.nc.own.fits(bound)) continue;
+    child.clear();
+    for (const Spec& c : ex->children) child.push_back(&solve(c));
+    fold(child, bound, f);
+    if (f.steps.back().empty()) continue;
+    const Partial& cheapest = f.steps.back().front();  // prune() orders the kept partials by cost first
+    option.cost = f.nc.base + cheapest.cost;
+    option.peak = f.nc.own.plus(cheapest.peak);
+  }
+  return out;
+}
+
 void Synthesizer::set_table(const Table* table) {
   if (table) table->check_compatible(target_, model_);
   table_ = table;

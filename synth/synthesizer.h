@@ -45,6 +45,15 @@ struct SynthStats {
   std::atomic<std::uint64_t> actions_pruned{0};
 };
 
+/// One legal action of a Spec and the cheapest Impl it completes to within memory limits.
+struct ActionOption {
+  Action action;
+  /// The cost of the cheapest completion; nullopt when no completion fits the limits.
+  std::optional<Cost> cost;
+  /// The peak memory that completion needs (its own buffers and its children's).
+  MemoryUse peak;
+};
+
 class Synthesizer {
  public:
   Synthesizer(Target target, CostModel model, SynthOptions options = {});
@@ -59,6 +68,11 @@ class Synthesizer {
   /// Rebuilds the Impl of frontier entry `entry` of an already solved `spec` from stored decisions only (the memo,
   /// then the table: cache/reconstruct.h).
   ImplPtr reconstruct(const Spec& spec, std::size_t entry) const;
+  /// Every legal action of `spec` (enumerate_actions' order) with its cheapest completion within `limits` (0 =
+  /// unbounded level; the target's capacities bound it too), found by the search's own fold over the children's
+  /// frontiers, which it solves first. The cheapest option costs what best(spec, limits) costs whenever the
+  /// limits are powers of two (frontiers compare memory by power-of-two classes); never more.
+  std::vector<ActionOption> action_options(const Spec& spec, const MemoryUse& limits);
   /// The frontier of `spec` if it was solved (or preloaded), else nullptr. Never searches.
   const Frontier* find(const Spec& spec) const;
   /// Consults `table` (nullptr: none) before computing any Spec, and when reconstructing a child that is not in

@@ -3,6 +3,7 @@
 // failing line.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -20,26 +21,29 @@ namespace {
 
 Repl* completing = nullptr;  // the session tab completion reads (libedit's callbacks take no context)
 
+std::string completing_before;  // the line up to the word being completed
+
 char* complete_word(const char* text, int state) {
   static std::vector<std::string> matches;
   static std::size_t next = 0;
   if (state == 0) {
     matches.clear();
     next = 0;
-    for (const std::string& name : completing->completions()) {
+    for (const std::string& name : completing->completions(completing_before)) {
       if (name.rfind(text, 0) == 0) matches.push_back(name);
     }
   }
   return next < matches.size() ? strdup(matches[next++].c_str()) : nullptr;
 }
 
-char** complete(const char* text, int, int) {
+char** complete(const char* text, int start, int) {
   rl_attempted_completion_over = 1;
+  completing_before.assign(rl_line_buffer, static_cast<std::size_t>(std::max(start, 0)));
   return rl_completion_matches(text, complete_word);
 }
 
-int interactive(const Target& target) {
-  Repl repl(target);
+int interactive(const Target& target, const MemoryUse& limits) {
+  Repl repl(target, limits);
   completing = &repl;
   rl_attempted_completion_function = complete;
   std::cout << "kriek repl: schedule by hand (help lists the commands, quit leaves)\n";
@@ -55,23 +59,31 @@ int interactive(const Target& target) {
   return 0;
 }
 
+/// The memory limits of --memory on top of the target's capacities.
+MemoryUse session_limits(const Args& args, const Target& target) {
+  const MemoryUse capacity = capacities(target);
+  const auto* m = args.get("--memory");
+  return m ? parse_memory_limits(*m, capacity) : capacity;
+}
+
 }  // namespace
 
 int run_repl_command(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target"}, {});
+  const Args args = parse_args(raw, {"--target", "--memory"}, {});
   if (!args.positional.empty()) user_error("kriek repl takes no arguments (got '", args.positional[0], "')");
   const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
-  if (isatty(STDIN_FILENO)) return interactive(target);
-  return run_repl(std::cin, std::cout, std::cerr, false, target);
+  const MemoryUse limits = session_limits(args, target);
+  if (isatty(STDIN_FILENO)) return interactive(target, limits);
+  return run_repl(std::cin, std::cout, std::cerr, false, target, limits);
 }
 
 int run_script(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target"}, {});
-  if (args.positional.size() != 1) user_error("usage: kriek script FILE [--target T]");
+  const Args args = parse_args(raw, {"--target", "--memory"}, {});
+  if (args.positional.size() != 1) user_error("usage: kriek script FILE [--target T] [--memory L1=32K,...]");
   std::ifstream file(args.positional[0]);
   if (!file) user_error("cannot read script '", args.positional[0], "'");
   const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
-  return run_repl(file, std::cout, std::cerr, false, target);
+  return run_repl(file, std::cout, std::cerr, false, target, session_limits(args, target));
 }
 
 }  // namespace kriek::tools

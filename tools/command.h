@@ -12,9 +12,10 @@ namespace kriek::tools {
 
 struct Command {
   std::string_view name;
-  std::string_view usage;
-  std::string_view summary;
-  /// Runs with the arguments after the subcommand's name; returns the exit status. nullptr: not built yet.
+  /// The command's entry in README.md's command list, verbatim: `kriek NAME --help` (or -h) prints it, and
+  /// `kriek --help` prints every entry.
+  std::string_view help;
+  /// Runs with the arguments after the subcommand's name; returns the exit status.
   int (*run)(const std::vector<std::string>& args);
 };
 

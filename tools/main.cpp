@@ -1,5 +1,6 @@
-// The kriek command: dispatch to subcommands, --help and --version, and the one place user errors become a
-// one-line message and exit status 1.
+// The kriek command: dispatch to subcommands, --help (of all, or of one) and --version, and the one place user
+// errors become a one-line message and exit status 1.
+#include <algorithm>
 #include <iostream>
 
 #include "spec/error.h"
@@ -7,38 +8,58 @@
 
 namespace kriek::tools {
 
+// Each entry's help is its entry in README.md's command list, character for character (test/tools/cli_test.cpp
+// compares them): change both together.
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
-      {"spec", "kriek spec check TEXT [--target T]", "parse and validate a Spec, print its long form", run_spec},
-      {"target", "kriek target [--target T] | --dump-cpuid | --from-cpuid FILE",
-       "print a target: ISA, levels, capacities, ways, vector widths, cores and detection notes; --dump-cpuid "
-       "records this machine's CPUID leaves, --from-cpuid shows what detection makes of a recorded dump",
+      {"spec",
+       "kriek spec check TEXT [--target T]      parse and validate a Spec, print its long form\n",
+       run_spec},
+      {"target",
+       "kriek target [--target T] [--dump-cpuid | --from-cpuid FILE]\n"
+       "                                        the target: ISA, levels with capacities and ways, vector registers,\n"
+       "                                        cores, detection notes, fingerprint, and the C flags its kernels are\n"
+       "                                        compiled with; --dump-cpuid records this machine's CPUID leaves (the\n"
+       "                                        fixture format of test/spec/cpuid/), --from-cpuid shows what detection\n"
+       "                                        makes of a recorded dump\n",
        run_target},
       {"synth",
-       "kriek synth SPEC [--target T] [--memory L1=32K,...] [--threads N] [--frontier] [--graph FILE] "
-       "[--table FILE | --no-table]",
-       "synthesize the best Impl of a Spec and print it with costs and search statistics; reads and extends the "
-       "DP table",
+       "kriek synth SPEC [--target T] [--memory L1=32K,VRF=1K,...] [--threads N] [--table FILE | --no-table]\n"
+       "      [--frontier] [--graph FILE]       synthesize: the best Impl within the memory limits, each node's cost\n"
+       "                                        (in 1/16 cycles) in the right column, total cost and peak memory, the\n"
+       "                                        frontier with --frontier, the subproblem graph as GraphViz with --graph,\n"
+       "                                        and search statistics (Specs solved, actions tried, time, threads, RSS);\n"
+       "                                        reads the DP table first and saves what it solved (see \"The DP table\")\n",
        run_synth},
-      {"emit", "kriek emit SPEC [--format c|impl] [-o FILE] [--name NAME] [--target T] [--memory ...] [--table FILE]",
-       "synthesize a Spec and emit its kernel as C (or its Impl tree)", run_emit},
-      {"run", "kriek run SPEC [--keep DIR] [--seed N] [--run-threads N] [--target T] [--memory ...] [--table FILE]",
-       "synthesize, emit, compile, verify against the reference and time a kernel", run_run},
-      {"query", "kriek query SPEC [--table FILE] [--memory ...] [--frontier]",
-       "the best Impl and frontier of a Spec from the persisted DP table alone", run_query},
+      {"emit",
+       "kriek emit SPEC [--format c|impl] [-o FILE] [--name NAME] [synth flags]\n"
+       "                                        the synthesized kernel as C (or its Impl tree); -o writes FILE atomically\n",
+       run_emit},
+      {"run",
+       "kriek run SPEC [--keep DIR] [--seed N] [--run-threads N] [synth flags]\n"
+       "                                        synthesize, emit, compile, verify against the reference, time: prints\n"
+       "                                        the Impl, \"verified: max error ...\" and GFLOP/s with the % of peak\n",
+       run_run},
+      {"query",
+       "kriek query SPEC [--table FILE] [--target T] [--memory ...] [--frontier]\n"
+       "                                        the best Impl and frontier from the DP table alone\n",
+       run_query},
       {"table",
-       "kriek table stats FILE | merge IN... -o OUT | export FILE | compact FILE | gc FILE --max-size SIZE "
-       "[--target T]",
-       "inspect, combine, export, compact and shrink DP tables", run_table},
+       "kriek table stats FILE | merge IN... -o OUT | export FILE | compact FILE | gc FILE --max-size SIZE\n"
+       "                                        a DP table's statistics; the union of tables; a table as JSON lines;\n"
+       "                                        its segments folded into one; its size bounded (section \"The DP table\")\n",
+       run_table},
       {"library",
-       "kriek library LIST -o DIR [--name NAME] [--keep-going] [--shard I/N] [--backend c] [--target T] "
-       "[--memory ...] [--threads N] [--table FILE | --no-table]",
-       "a kernel library from a list of Specs: header, shared and static libraries, CMake and pkg-config files, "
-       "manifest; every kernel verified; only changed kernels recompiled",
+       "kriek library LIST -o DIR [--name NAME] [--keep-going] [--shard I/N] [synth flags]\n"
+       "                                        a kernel library from a list of Specs: header, libraries, CMake and\n"
+       "                                        pkg-config files, manifest (section \"Kernel libraries\")\n",
        run_library},
-      {"repl", "kriek repl [--target T]", "schedule by hand, with the DP completing holes (see README)",
+      {"repl",
+       "kriek repl [--target T] [--memory ...]  schedule by hand, the DP completing holes within the memory limits\n",
        run_repl_command},
-      {"script", "kriek script FILE [--target T]", "replay a REPL script; stops at the first failing line",
+      {"script",
+       "kriek script FILE [--target T] [--memory ...]\n"
+       "                                        replay a REPL session; stops at the first failing line\n",
        run_script},
   };
   return all;
@@ -46,12 +67,17 @@ const std::vector<Command>& commands() {
 
 namespace {
 
+constexpr std::string_view kHelpAndVersion =
+"kriek --help | --version                this list (kriek COMMAND --help: that command's entry); the version\n";
+
 void print_help() {
-  std::cout << "kriek " << KRIEK_VERSION << ": a schedule synthesizer for tensor kernels\n\nusage:\n";
-  for (const Command& c : commands()) {
-    std::cout << "  " << c.usage << "\n      " << c.summary << (c.run ? "" : " (not built yet)") << "\n";
-  }
-  std::cout << "\nSpecs are written in the spec text of README.md, e.g. 'matmul 128x256x64 f32'.\n";
+  std::cout << "kriek " << KRIEK_VERSION << ": a schedule synthesizer for tensor kernels\n\n";
+  for (const Command& c : commands()) std::cout << c.help;
+  std::cout << kHelpAndVersion << "\nSpecs are written in the spec text of README.md, e.g. 'matmul 128x256x64 f32'.\n";
+}
+
+bool asks_for_help(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
 }
 
 }  // namespace
@@ -70,12 +96,13 @@ int main(int argc, char** argv) {
   }
   for (const Command& c : commands()) {
     if (c.name != args[0]) continue;
-    if (!c.run) {
-      std::cerr << "kriek: '" << c.name << "' is not built yet\n";
-      return 2;
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (asks_for_help(rest)) {
+      std::cout << c.help;
+      return 0;
     }
     try {
-      return c.run(std::vector<std::string>(args.begin() + 1, args.end()));
+      return c.run(rest);
     } catch (const kriek::UserError& e) {
       std::cerr << "kriek: error: " << e.what() << "\n";
       return 1;

@@ -74,12 +74,29 @@ class Progress {
   std::thread thread_;
 };
 
+std::string gib(std::int64_t bytes) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << static_cast<double>(bytes) / (1024.0 * 1024 * 1024) << " GiB";
+  return out.str();
+}
+
 }  // namespace
+
+void refuse_beyond_memory(const Spec& spec) {
+  std::int64_t needed = 0;
+  for (const TensorSpec& t : spec.operands) needed += t.bytes();
+  const std::int64_t available = physical_memory_bytes();
+  if (available > 0 && needed > available) {
+    user_error("the operands of ", spec_text(spec), " need ", needed, " bytes (", gib(needed), ") but this machine has ",
+               available, " bytes (", gib(available), ")");
+  }
+}
 
 Synthesis synthesize(const std::string& text, const Args& args) {
   Synthesis s;
   const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
   s.spec = parse_spec(text, target);
+  refuse_beyond_memory(s.spec);
   s.limits = capacities(target);
   if (const auto* m = args.get("--memory")) s.limits = parse_memory_limits(*m, s.limits);
   s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target),

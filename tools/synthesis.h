@@ -39,8 +39,12 @@ struct Synthesis {
   std::string stats_line() const;
 };
 
-/// Parses the Spec (`text`) and the flags in `args`, runs the search and picks the Impl. UserError for bad flags
-/// and when no Impl fits the limits.
+/// UserError, before any search, when the operands of `spec` alone need more bytes than this machine's physical
+/// memory (naming both): such a kernel could never run.
+void refuse_beyond_memory(const Spec& spec);
+
+/// Parses the Spec (`text`) and the flags in `args`, refuses a Spec beyond the machine's memory, runs the search
+/// and picks the Impl. UserError for bad flags and when no Impl fits the limits.
 Synthesis synthesize(const std::string& text, const Args& args);
 
 }  // namespace kriek::tools

@@ -1,5 +1,6 @@
 // Test helpers for impl trees (see builders.h).
 #include "support/golden.h"
+#include "support/interpret_check.h"
 #include "builders.h"
 
 #include <catch2/catch.hpp>
@@ -14,20 +15,6 @@
 #include "spec/reference.h"
 
 namespace kriek::test {
-
-const Target& avx512() {
-  static const Target t = named_target("avx512");
-  return t;
-}
-
-TensorSpec ts(Shape shape, Level level, Layout layout, std::uint32_t vs) {
-  TensorSpec t;
-  t.shape = std::move(shape);
-  t.level = level;
-  t.layout = layout;
-  t.vector_size = vs;
-  return t;
-}
 
 Spec matmul(TensorSpec a, TensorSpec b, TensorSpec c, bool accumulate) {
   return Spec{Matmul{accumulate}, {std::move(a), std::move(b), std::move(c)}, false};
@@ -81,31 +68,10 @@ Build kernel(KernelKind k) {
 }
 
 void check_interpreted(const ImplPtr& impl, unsigned seed) {
-  INFO("seed " << seed);
-  const Spec& spec = impl->spec;
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<std::vector<float>> buffers;
-  for (const auto& t : spec.operands) {
-    std::vector<float> b(static_cast<std::size_t>(t.elements()));
-    for (auto& x : b) x = dist(rng);
-    buffers.push_back(std::move(b));
-  }
-  std::vector<float> expected = buffers.back();
-  std::vector<const float*> inputs;
-  for (std::size_t i = 0; i + 1 < buffers.size(); ++i) inputs.push_back(buffers[i].data());
-  reference(spec, inputs, expected.data());
-  std::vector<float*> operands;
-  for (auto& b : buffers) operands.push_back(b.data());
-  interpret(impl, operands);
-  const auto& got = buffers.back();
-  REQUIRE(got.size() == expected.size());
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const bool ok = std::abs(got[i] - expected[i]) <= 1e-4f * (1.0f + std::abs(expected[i]));
-    if (!ok && wrong++ < 5) FAIL_CHECK("element " << i << ": interpreted " << got[i] << ", reference " << expected[i]);
-  }
-  REQUIRE(wrong == 0);
+  const Verification v = kriek::testing::interpret_check(impl, seed);
+  INFO("seed " << seed << ": max error " << v.max_error << " at output element " << v.worst << ", tolerance "
+                << v.tolerance);
+  REQUIRE(v.ok());
 }
 
 void check_golden(const std::string& name, const std::string& text) {

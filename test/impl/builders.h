@@ -7,12 +7,13 @@
 
 #include "impl/node.h"
 #include "spec/target.h"
+#include "support/tensors.h"
 
 namespace kriek::test {
 
-const Target& avx512();
+using kriek::testing::avx512;
+using kriek::testing::ts;
 
-TensorSpec ts(Shape shape, Level level = Level::GL, Layout layout = Layout::row_major(), std::uint32_t vs = 0);
 Spec matmul(TensorSpec a, TensorSpec b, TensorSpec c, bool accumulate = false);
 Spec move_spec(TensorSpec in, TensorSpec out);
 

@@ -43,10 +43,7 @@ Spec zero(TensorSpec out) { return Spec{Zero{}, {std::move(out)}, false}; }
 TEST_CASE("kernel names are the enum identifiers and parse back", "[kernel]") {
   CHECK(kernel_name(KernelKind::bcast_fma) == "bcast_fma");
   CHECK(kernel_name(KernelKind::scalar_reduce_add) == "scalar_reduce_add");
-  for (int i = 0; i < kKernelKindCount; ++i) {
-    const auto k = static_cast<KernelKind>(i);
-    CHECK(parse_kernel(kernel_name(k)) == k);
-  }
+  for (KernelKind k : kAllKernels) CHECK(parse_kernel(kernel_name(k)) == k);
   CHECK_FALSE(parse_kernel("fma").has_value());
 }
 

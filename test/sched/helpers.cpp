@@ -1,6 +1,7 @@
 // The sched test helpers (see helpers.h).
 #include "support/golden.h"
 #include "helpers.h"
+#include "support/interpret_check.h"
 
 #include <catch2/catch.hpp>
 
@@ -14,22 +15,8 @@
 
 namespace kriek::sched_test {
 
-const Target& avx512() {
-  static const Target t = named_target("avx512");
-  return t;
-}
-
 const Target& scalar_target() {
   static const Target t = named_target("scalar");
-  return t;
-}
-
-TensorSpec ts(Shape shape, Level level, Layout layout, std::uint32_t vs) {
-  TensorSpec t;
-  t.shape = std::move(shape);
-  t.level = level;
-  t.layout = layout;
-  t.vector_size = vs;
   return t;
 }
 
@@ -75,34 +62,12 @@ std::string reason(const Action& action, const Spec& spec, const Target& target)
   return std::get<NotApplicable>(r).reason;
 }
 
-double interpret_error(const ImplPtr& impl, std::mt19937_64& rng) {
-  const Spec& spec = impl->spec;
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<std::vector<float>> buffers;
-  for (const auto& t : spec.operands) {
-    std::vector<float> b(static_cast<std::size_t>(t.elements()));
-    for (auto& x : b) x = dist(rng);
-    buffers.push_back(std::move(b));
-  }
-  std::vector<float> expected = buffers.back();
-  std::vector<const float*> inputs;
-  for (std::size_t i = 0; i + 1 < buffers.size(); ++i) inputs.push_back(buffers[i].data());
-  reference(spec, inputs, expected.data());
-  std::vector<float*> operands;
-  for (auto& b : buffers) operands.push_back(b.data());
-  interpret(impl, operands);
-  double worst = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const double e = expected[i], got = buffers.back()[i];
-    const double err = std::isnan(got) ? 1e30 : std::abs(got - e) / std::max(1.0, std::abs(e));
-    worst = std::max(worst, err);
-  }
-  return worst;
-}
-
-std::uint64_t test_seed(std::uint64_t fallback) {
-  const char* s = std::getenv("KRIEK_SEED");
-  return s ? std::strtoull(s, nullptr, 10) : fallback;
+bool interprets_reference(const ImplPtr& impl, std::mt19937_64& rng) {
+  const std::uint64_t seed = rng();
+  const Verification v = kriek::testing::interpret_check(impl, seed);
+  INFO("seed " << seed << ": max error " << v.max_error << " at output element " << v.worst << ", tolerance "
+                << v.tolerance);
+  return v.ok();
 }
 
 void check_golden(const std::string& name, const std::string& text) {

@@ -8,13 +8,15 @@
 #include <string>
 
 #include "sched/action.h"
+#include "support/random_spec.h"
+#include "support/tensors.h"
 
 namespace kriek::sched_test {
 
-const Target& avx512();
+using kriek::testing::avx512;
+using kriek::testing::ts;
 const Target& scalar_target();
 
-TensorSpec ts(Shape shape, Level level = Level::GL, Layout layout = Layout::row_major(), std::uint32_t vs = 0);
 Spec matmul(Shape a, Shape b, bool accumulate = false);
 /// Conv of `img` with `filters`, the output shape inferred; all in GL row-major.
 Spec conv(Shape img, Shape filters, bool accumulate = false);
@@ -31,13 +33,13 @@ ImplPtr applied(const Action& action, const Spec& spec, const Target& target = a
 /// The reason the action does not apply; fails the test when it applies.
 std::string reason(const Action& action, const Spec& spec, const Target& target = avx512());
 
-/// Fills the operands of `spec` with random values from `rng`, runs `impl` in the interpreter and reference() on
-/// copies, and returns the largest error relative to max(1, |expected|).
-double interpret_error(const ImplPtr& impl, std::mt19937_64& rng);
-/// The seed from KRIEK_SEED, or `fallback`.
-std::uint64_t test_seed(std::uint64_t fallback);
+/// True when `impl`, interpreted on random operands from a seed drawn from `rng`, computes the reference
+/// (test/support/interpret_check.h); the seed and the error are reported when not.
+bool interprets_reference(const ImplPtr& impl, std::mt19937_64& rng);
+using kriek::testing::test_seed;
 
 inline constexpr int kRandomKinds = 8;
+static_assert(kRandomKinds == std::variant_size_v<Op>, "the random Specs must draw every op kind");
 /// A random valid Spec (random_specs.cpp) of kind `kind` (0 matmul, 1 conv, 2 move, 3 zero, 4 relu, 5 binary,
 /// 6 reducesum, 7 compose): batched matmuls, the three conv forms, broadcasting binaries, Composes of 2-3 stages;
 /// operands at random memory levels and layouts, sometimes strided or unaligned; extents 1 to 12.

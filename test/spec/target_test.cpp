@@ -1,7 +1,9 @@
 // Targets: host detection on this machine's kind, named targets, stable fingerprints.
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <sstream>
+#include <vector>
 
 #include "spec/error.h"
 #include "spec/target.h"
@@ -43,11 +45,28 @@ TEST_CASE("fingerprints are stable and tell targets apart", "[spec][target]") {
   CHECK(named_target("avx2").fingerprint() == 0x940abc7f3d141336ull);
   CHECK(named_target("scalar").fingerprint() == 0x6c8dbc20cfdd2a32ull);
   CHECK(named_target("avx512").fingerprint() != named_target("avx2").fingerprint());
-  CHECK(make_target(Isa::avx512, 32768, 1 << 20).fingerprint() != make_target(Isa::avx512, 49152, 1 << 20).fingerprint());
-  CHECK(make_target(Isa::avx512, 32768, 1 << 20, 8).fingerprint() != make_target(Isa::avx512, 32768, 1 << 20, 12).fingerprint());
-  Target more_cores = named_target("avx512");
-  more_cores.cores = 4;
-  CHECK(more_cores.fingerprint() != named_target("avx512").fingerprint());
+  // Every parameter takes part.
+  const Target base = make_target(Isa::avx512, 32768, 1 << 20);
+  const std::vector<std::function<void(Target&)>> changes = {
+      [](Target& t) { t.name = "other"; },
+      [](Target& t) { t.isa = Isa::avx2; },
+      [](Target& t) { t.levels.pop_back(); },
+      [](Target& t) { t.levels[2].capacity = 49152; },
+      [](Target& t) { t.levels[2].line_bytes = 128; },
+      [](Target& t) { t.levels[2].addressed = true; },
+      [](Target& t) { t.levels[2].ways = 8; },
+      [](Target& t) { t.levels[1].level = Level::L1; },
+      [](Target& t) { t.vector_bytes = 32; },
+      [](Target& t) { t.vector_registers = 16; },
+      [](Target& t) { t.scalar_registers = 32; },
+      [](Target& t) { t.cores = 4; },
+  };
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    Target t = base;
+    changes[i](t);
+    INFO("change " << i);
+    CHECK(t.fingerprint() != base.fingerprint());
+  }
 }
 
 TEST_CASE("caches know their associativity; the host's comes from CPUID", "[spec][target]") {

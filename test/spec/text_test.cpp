@@ -4,16 +4,14 @@
 
 #include "spec/error.h"
 #include "spec/text.h"
+#include "support/tensors.h"
 
 using namespace kriek;
 using Catch::Matchers::Contains;
 
 namespace {
 
-const Target& avx512() {
-  static const Target t = named_target("avx512");
-  return t;
-}
+using kriek::testing::avx512;
 
 /// Printing then parsing gives an equal Spec, and the long form reprints unchanged.
 void round_trip(const std::string& text) {

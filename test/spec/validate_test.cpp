@@ -4,6 +4,7 @@
 #include "spec/error.h"
 #include "spec/spec.h"
 #include "spec/target.h"
+#include "support/tensors.h"
 
 using namespace kriek;
 using Catch::Matchers::Contains;
@@ -17,10 +18,7 @@ TensorSpec t(Shape s, Level l = Level::GL) {
   return x;
 }
 
-const Target& avx512() {
-  static const Target target = named_target("avx512");
-  return target;
-}
+using kriek::testing::avx512;
 
 }  // namespace
 

@@ -92,5 +92,6 @@ inline Spec random_spec(std::mt19937_64& rng, int kind, std::int64_t max_extent)
 }
 
 inline constexpr int kOpKinds = 8;
+static_assert(kOpKinds == std::variant_size_v<Op>, "random_spec must draw every op kind");
 
 }  // namespace kriek::testing

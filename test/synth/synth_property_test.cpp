@@ -8,47 +8,24 @@
 #include <iostream>
 #include <sstream>
 
-#include "impl/interpreter.h"
 #include "sched/canonical.h"
-#include "spec/reference.h"
+#include "sched/enumerate.h"
+#include "support/interpret_check.h"
 #include "support/random_spec.h"
+#include "support/tensors.h"
 #include "synth/synthesizer.h"
 
 using namespace kriek;
-using kriek::testing::random_data;
 using kriek::testing::random_spec;
 
 namespace {
 
-const Target& avx512() {
-  static const Target t = named_target("avx512");
-  return t;
-}
+using kriek::testing::avx512;
 
 std::string text(const Spec& s) {
   std::ostringstream out;
   out << s;
   return out.str();
-}
-
-/// Interprets `impl` on random inputs and compares with the reference; returns the largest relative error.
-double max_error(const ImplPtr& impl, std::mt19937_64& rng) {
-  const Spec& spec = impl->spec;
-  std::vector<std::vector<float>> data;
-  for (const TensorSpec& t : spec.operands) data.push_back(random_data(rng, t.elements()));
-  std::vector<float> expected = data.back();
-  std::vector<const float*> inputs;
-  for (std::size_t i = 0; i + 1 < data.size(); ++i) inputs.push_back(data[i].data());
-  reference(spec, inputs, expected.data());
-  std::vector<float*> operands;
-  for (auto& d : data) operands.push_back(d.data());
-  interpret(impl, operands);
-  double worst = 0;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const double scale = std::max(1.0, std::abs(static_cast<double>(expected[i])));
-    worst = std::max(worst, std::abs(static_cast<double>(data.back()[i]) - expected[i]) / scale);
-  }
-  return worst;
 }
 
 }  // namespace
@@ -73,7 +50,7 @@ TEST_CASE("synthesized Impls compute the reference, frontiers are sound", "[synt
         const ImplCost c = evaluate(impl, avx512(), synth.model());
         CHECK(c.cost == f.entries[i].cost);
         CHECK(c.peak == f.entries[i].peak);
-        CHECK(max_error(impl, rng) < 1e-4);
+        CHECK(kriek::testing::interpret_check(impl, rng()).ok());
       }
     }
   }
@@ -99,11 +76,52 @@ TEST_CASE("more memory never raises the optimal cost", "[synth][property]") {
       const Frontier& b = roomy.solve(spec);
       REQUIRE_FALSE(b.empty());
       if (!a.empty()) CHECK(b.entries.front().cost <= a.entries.front().cost);
-      // Querying one frontier with a larger budget never costs more either.
+      // A query within limits picks the cheapest entry whose peak fits them, and its Impl needs no more; a
+      // larger budget never costs more.
       MemoryUse limit = capacities(large);
       limit[Level::L1] = 1024;
       const auto i = b.best_within(limit);
-      if (i >= 0) CHECK(b.entries.front().cost <= b.entries[static_cast<std::size_t>(i)].cost);
+      const auto j = b.best_within(capacities(large));
+      REQUIRE(j >= 0);
+      for (std::size_t e = 0; e < b.entries.size(); ++e) {
+        if (i < 0 || b.entries[e].cost < b.entries[static_cast<std::size_t>(i)].cost) {
+          CHECK_FALSE(b.entries[e].peak.fits(limit));
+        }
+      }
+      if (i >= 0) {
+        CHECK(evaluate(roomy.reconstruct(spec, static_cast<std::size_t>(i)), large, roomy.model()).peak.fits(limit));
+        CHECK(b.entries[static_cast<std::size_t>(j)].cost <= b.entries[static_cast<std::size_t>(i)].cost);
+      }
+    }
+  }
+}
+
+TEST_CASE("action options: the DP's fold per action, within memory limits", "[synth][property]") {
+  const std::uint64_t seed = kriek::testing::test_seed(5);
+  std::cout << "action options seed " << seed << "\n";
+  std::mt19937_64 rng(seed);
+  Synthesizer synth(avx512(), CostModel::for_target(avx512()), SynthOptions{2});
+  MemoryUse tight = capacities(avx512());
+  tight[Level::L1] = 1024;
+  tight[Level::VRF] = 512;
+  for (int kind = 0; kind < kriek::testing::kOpKinds; ++kind) {
+    const Spec spec = random_spec(rng, kind, 10);
+    INFO("spec " << text(spec));
+    const Frontier& f = synth.solve(spec);
+    REQUIRE_FALSE(f.empty());
+    for (const MemoryUse& limits : {capacities(avx512()), tight}) {
+      const std::vector<ActionOption> options = synth.action_options(spec, limits);
+      CHECK(options.size() == enumerate_actions(spec, avx512()).size());
+      std::optional<Cost> cheapest;
+      for (const ActionOption& o : options) {
+        if (!o.cost) continue;
+        CHECK(o.peak.fits(limits));
+        if (!cheapest || *o.cost < *cheapest) cheapest = o.cost;
+      }
+      // The limits are powers of two, so the frontier's answer is the cheapest option's (synthesizer.h).
+      const std::ptrdiff_t best = f.best_within(limits);
+      CHECK(cheapest.has_value() == (best >= 0));
+      if (best >= 0 && cheapest) CHECK(*cheapest == f.entries[static_cast<std::size_t>(best)].cost);
     }
   }
 }
@@ -164,5 +182,8 @@ TEST_CASE("canonical Specs: the flags canonical_spec normalizes do not change a 
   // The search keeps one memo entry for the Spec and its canonical form.
   Spec serial = random_spec(rng, 0, 8);
   serial.serial_only = true;
-  CHECK(keyed.find(serial) == keyed.find(canonical_spec(serial)));
+  REQUIRE_FALSE(is_canonical(serial));
+  const Frontier* solved = &keyed.solve(serial);
+  CHECK(keyed.find(serial) == solved);
+  CHECK(keyed.find(canonical_spec(serial)) == solved);
 }

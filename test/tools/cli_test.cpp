@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cache/segment.h"
@@ -215,4 +217,45 @@ TEST_CASE("a stale default table is replaced with a note; a stale --table FILE i
   CHECK(named.status == 1);
   CHECK_THAT(named.out, Contains("was built for target host"));
   CHECK_THAT(run_kriek("table stats " + host_table).out, Contains("target host"));
+}
+
+TEST_CASE("every subcommand answers --help and -h with its entry of README.md's command list", "[tools]") {
+  std::ifstream in(std::string(KRIEK_SOURCE_DIR) + "/README.md");
+  const std::string readme{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const auto start = readme.find("```\n", readme.find("## The kriek command"));
+  REQUIRE(start != std::string::npos);
+  const std::string block = readme.substr(start + 4, readme.find("```", start + 4) - start - 4);
+  // An entry: the lines from "kriek NAME" up to the next line that starts with "kriek ".
+  const auto entry = [&](const std::string& name) {
+    const auto from = block.find("kriek " + name + " ");
+    if (from == std::string::npos) return std::string();
+    const auto to = block.find("\nkriek ", from);
+    return block.substr(from, to == std::string::npos ? std::string::npos : to + 1 - from);
+  };
+  for (const char* name : {"spec", "target", "synth", "emit", "run", "query", "table", "repl", "script"}) {
+    INFO("kriek " << name);
+    const std::string expected = entry(name);
+    REQUIRE_FALSE(expected.empty());
+    for (const char* flag : {" --help", " -h"}) {
+      const Result r = kriek::testing::run_command(std::string(KRIEK_BINARY) + " " + name + flag + " 2>/dev/null");
+      CHECK(r.status == 0);
+      CHECK(r.out == expected);
+    }
+  }
+  CHECK(run_kriek("synth 'matmul 8x8x8 f32' --help").out == entry("synth"));  // wherever the flag stands
+  const Result all = run_kriek("--help");
+  CHECK(all.status == 0);
+  CHECK_THAT(all.out, Contains(block));
+}
+
+TEST_CASE("a Spec whose operands exceed the machine's memory is refused before any search", "[tools][errors]") {
+  for (const char* command : {"synth", "emit", "run"}) {
+    INFO("kriek " << command);
+    const Result r = run_kriek(std::string(command) + " 'matmul 1000000x1000000x1000000 f32' --no-table");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("kriek: error: the operands of matmul (1000000x1000000 f32 GL row") &&
+                          Contains("need 12000000000000 bytes (11175.9 GiB) but this machine has"));
+    CHECK(r.out.find('\n') == r.out.size() - 1);
+    CHECK_THAT(r.out, !Contains("search:"));
+  }
 }

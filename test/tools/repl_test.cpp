@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "spec/target.h"
 #include "support/golden.h"
@@ -78,6 +80,39 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   CHECK_THAT(r.out, Contains("pipeline[cut 1"));
   CHECK_THAT(r.out, Contains("void kriek_conv_12x12_3x3x4_f32(") && Contains("verified: max error") &&
                         Contains("GFLOP/s"));
+}
+
+TEST_CASE("repl: actions lists the DP's completions by cost within the memory limits, --all the rest too",
+          "[tools][repl]") {
+  const std::string session = "spec matmul 64x64x64 f32\nactions\nactions --all\n";
+  const kriek::testing::TempDir dir;
+  const std::string file = (dir / "actions.kriek").string();
+  std::ofstream(file) << session;
+  const Result r = shell(std::string(KRIEK_BINARY) + " script " + file + " --target avx512 --memory L1=4K");
+  REQUIRE(r.status == 0);
+  const auto second = r.out.find("\n* ", r.out.find("\n* ") + 1);  // where `actions --all` starts
+  REQUIRE(second != std::string::npos);
+  const std::string listed = r.out.substr(0, second + 1), all = r.out.substr(second + 1);
+  // Sorted by cost, the cheapest marked, each with its peak; none beyond the limits unless --all.
+  std::istringstream lines(listed.substr(listed.find("\n* ") + 1));
+  std::vector<long long> costs;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    CHECK((costs.empty() ? line.rfind("* ", 0) : line.rfind("  ", 0)) == 0);
+    const auto at = line.find("  cost ");
+    REQUIRE(at != std::string::npos);
+    costs.push_back(std::stoll(line.substr(at + 7)));
+    CHECK_THAT(line, Contains("  peak L2="));
+  }
+  CHECK(costs.size() > 3);
+  CHECK(std::is_sorted(costs.begin(), costs.end()));
+  CHECK_THAT(listed, !Contains("no completion"));
+  // A 64x64 operand moved into an L1 of 4 KiB has no completion: listed only with --all, as such.
+  CHECK_THAT(listed, !Contains("move in0 L1 "));
+  CHECK_THAT(all, Contains("no completion within the memory limits") && Contains("move in0 L1"));
+  CHECK(std::count(all.begin(), all.end(), '\n') > std::count(listed.begin(), listed.end(), '\n'));
+  CHECK_THAT(script("actions_bad.kriek", "spec relu 4x4 f32\nactions everything\n").out,
+             Contains("actions takes --all or nothing, got 'everything'"));
 }
 
 TEST_CASE("repl: errors name the line and the problem, and leave the session unchanged", "[tools][repl][errors]") {

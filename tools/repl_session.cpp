@@ -1,0 +1,68 @@
+// The REPL's session state (see repl_session.h).
+#include "tools/repl_session.h"
+
+#include <ostream>
+
+#include "impl/printer.h"
+#include "spec/error.h"
+
+namespace kriek::tools {
+
+ReplSession::ReplSession(Target t, MemoryUse l) : target(std::move(t)), limits(l) {}
+
+const Schedule& ReplSession::current() const {
+  if (states.empty()) user_error("no Spec yet: start with `spec TEXT`, e.g. spec matmul 64x64x64 f32");
+  return states[at];
+}
+
+OpenHole ReplSession::focused(const char* what) const {
+  const auto hole = current().focused();
+  if (!hole) user_error("the Impl is complete: no hole to ", what);
+  return *hole;
+}
+
+Synthesizer& ReplSession::synth() {
+  if (!synth_) synth_ = std::make_unique<Synthesizer>(target, CostModel::for_target(target));
+  return *synth_;
+}
+
+void ReplSession::start(Schedule first, const std::string& line, std::ostream& out) {
+  states.assign(1, std::move(first));
+  lines.assign(1, line);
+  at = 0;
+  show(out, false);
+}
+
+void ReplSession::push(Schedule next, const std::string& line, std::ostream& out) {
+  states.erase(states.begin() + static_cast<std::ptrdiff_t>(at) + 1, states.end());
+  lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(at) + 1, lines.end());
+  states.push_back(std::move(next));
+  lines.push_back(line);
+  ++at;
+  show(out, false);
+}
+
+void ReplSession::show(std::ostream& out, bool costs) const {
+  const Schedule& s = current();
+  const CostModel model = CostModel::for_target(target);
+  PrintOptions options;
+  if (costs) {
+    options.annotate = [&](const ImplNode& n) {
+      if (n.is_hole()) return std::string("?");
+      return std::to_string(evaluate(ImplPtr(ImplPtr{}, &n), target, model).cost);
+    };
+  }
+  out << print_impl(s.impl(), options);
+  const auto open = s.holes();
+  if (open.empty()) {
+    out << "complete\n";
+  } else {
+    out << open.size() << " open hole" << (open.size() == 1 ? "" : "s") << ", focus " << s.focused()->name << "\n";
+  }
+  if (costs) {
+    const ImplCost c = evaluate(s.impl(), target, model);
+    out << "cost " << c.cost << (open.empty() ? "" : " (holes not counted)") << ", peak " << c.peak << "\n";
+  }
+}
+
+}  // namespace kriek::tools

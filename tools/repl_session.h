@@ -1,0 +1,43 @@
+// The state the REPL's commands act on: the target and memory limits, the DP (made on first use), and every
+// Schedule of the session in order, with the line that made each, for undo, redo and save.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sched/schedule.h"
+#include "synth/synthesizer.h"
+
+namespace kriek::tools {
+
+struct ReplSession {
+  ReplSession(Target target, MemoryUse limits);
+
+  Target target;
+  /// What `complete` and `actions` may use (the target's capacities unless --memory narrowed them).
+  MemoryUse limits;
+  std::vector<Schedule> states;    ///< states[i] follows lines[0..i]
+  std::vector<std::string> lines;  ///< the commands that made each state (`spec ...` first)
+  std::size_t at = 0;              ///< the current state; states after it are redo-able
+  bool finished = false;
+
+  /// The current Schedule; UserError when no Spec was given yet.
+  const Schedule& current() const;
+  /// The focused hole of the current Schedule; UserError naming `what` when the Impl is complete.
+  OpenHole focused(const char* what) const;
+  /// The DP, made on first use and kept for the session (every hole it completes reuses what it solved).
+  Synthesizer& synth();
+  /// Starts over with `first` (a `spec` line).
+  void start(Schedule first, const std::string& line, std::ostream& out);
+  /// Makes `next` the current state (dropping the states undone before it) and shows it.
+  void push(Schedule next, const std::string& line, std::ostream& out);
+  /// Prints the partial Impl and its open holes; with `costs`, each node's cost and the peak per level.
+  void show(std::ostream& out, bool costs) const;
+
+ private:
+  std::unique_ptr<Synthesizer> synth_;
+};
+
+}  // namespace kriek::tools
