@@ -380,8 +380,12 @@ std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const Me
     f.nc = node_cost(spec, ex->kind, ex->children, target_, model_);
     if (!f.nc.own.fits(bound)) continue;
     child.clear();
-    for (const Spec& c : ex->children) child.push_back(&solve(c));
-    fold(child, bound, f);
+    std::vector<MemoryUse> least;
+    for (const Spec& c : ex->children) {
+      child.push_back(&solve(c));
+      least.push_back(least_peak(*child.back()));
+    }
+    fold(child, least, bound, nullptr, f);
     if (f.steps.back().empty()) continue;
     const Partial& cheapest = f.steps.back().front();  // prune() orders the kept partials by cost first
     option.cost = f.nc.base + cheapest.cost;
