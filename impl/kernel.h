@@ -38,9 +38,17 @@ enum class KernelKind : std::uint8_t {
   /// vector size), accumulated in vector registers (several independent chains) and summed into the output in
   /// RF. The kernel of matrix-vector products, where no output dimension is wide enough for registers.
   dot_fma,
+  /// ReduceSum[acc] over the input's innermost axis whose input is one dense run of k elements in memory (k a
+  /// multiple of the vector size) and whose output is one RF element: dot_fma's accumulator chains adding the
+  /// run's registers, then one lane reduction. The reduction of rows.
+  vec_sum_run,
+  /// ReduceSum[acc] over an axis other than the input's innermost, the output in VRF (whole row-major registers):
+  /// for each of the k steps along the axis, every output register adds the input's matching register, read from
+  /// memory (whole registers of dense rows). One independent chain per register, no lane reduction.
+  vec_sum_rows,
 };
 
-inline constexpr int kKernelKindCount = static_cast<int>(KernelKind::dot_fma) + 1;
+inline constexpr int kKernelKindCount = static_cast<int>(KernelKind::vec_sum_rows) + 1;
 
 /// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma".
 std::string_view kernel_name(KernelKind k);
