@@ -239,7 +239,11 @@ void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<C
     case KernelKind::vec_binary: {
       const VectorIsa& v = need(isa, k);
       const BinaryOp op = std::get<Binary>(spec.op).op;
-      w.line(whole_register(out) + " = " + vector_binary(v, op, whole_register(ops[0]), whole_register(ops[1])) + ";");
+      // An input in memory is one element, broadcast.
+      auto reg = [&](const CView& in) {
+        return in.storage == Storage::vector_registers ? whole_register(in) : v.broadcast + "(" + at0(in) + ")";
+      };
+      w.line(whole_register(out) + " = " + vector_binary(v, op, reg(ops[0]), reg(ops[1])) + ";");
       return;
     }
     case KernelKind::bcast_fma: bcast_fma(w, need(isa, k), ops[0], ops[1], out); return;

@@ -86,8 +86,13 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     }
     case KernelKind::vec_zero:
     case KernelKind::vec_unary:
-    case KernelKind::vec_binary:
       return m.vector_op;
+    case KernelKind::vec_binary: {
+      // A broadcast input is one element read from memory.
+      Cost c = m.vector_op;
+      for (const TensorSpec& in : spec.inputs()) c += access(m, in);
+      return c;
+    }
     case KernelKind::dot_fma: {
       // k/vs FMAs, each with two loads; operands beyond L1 stream their lines beside the ports.
       const std::int64_t vs = vector_width(target, out.dtype);

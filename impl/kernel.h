@@ -26,7 +26,7 @@ enum class KernelKind : std::uint8_t {
   vec_store,         ///< Move of one vector from VRF into memory (contiguous)
   vec_zero,          ///< Zero of one vector in VRF
   vec_unary,         ///< Unary of one vector, VRF to VRF
-  vec_binary,        ///< Binary of one vector, VRF operands
+  vec_binary,        ///< Binary of one vector into VRF, each input one vector in VRF or one element in memory (broadcast)
   /// Matmul[acc] m×1 · 1×n → m×n: A in memory (each element broadcast), B one or more vectors in VRF or
   /// loaded from memory (whole registers of dense rows), C in VRF (m·n/vector_size registers, row-major). The
   /// register-tiled matmul micro-kernel.

@@ -73,6 +73,9 @@ Why one_vector(const Spec& s, std::size_t i, const Target& t) {
   return std::nullopt;
 }
 
+/// vec_binary broadcasts an input of one element read from memory.
+bool broadcast_element(const TensorSpec& t) { return t.elements() == 1 && is_memory(t.level); }
+
 Why equal_shapes(const Spec& s) {
   for (std::size_t i = 0; i + 1 < s.operands.size(); ++i) {
     if (s.operands[i].shape != s.output().shape) {
@@ -252,14 +255,24 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
     case KernelKind::vec_zero:
       if (Why w = op_is<Zero>(s, "zero")) return w;
       return one_vector(s, 0, t);
-    case KernelKind::vec_unary:
-    case KernelKind::vec_binary: {
-      Why w = k == KernelKind::vec_unary ? op_is<Unary>(s, "a unary op") : op_is<Binary>(s, "a binary op");
-      if (w) return w;
+    case KernelKind::vec_unary: {
+      if (Why w = op_is<Unary>(s, "a unary op")) return w;
       for (std::size_t i = 0; i < s.operands.size(); ++i) {
         if (Why v = one_vector(s, i, t)) return v;
       }
       return equal_shapes(s);
+    }
+    case KernelKind::vec_binary: {
+      if (Why w = op_is<Binary>(s, "a binary op")) return w;
+      if (Why v = one_vector(s, 2, t)) return v;
+      for (std::size_t i = 0; i < 2; ++i) {
+        if (broadcast_element(s.operands[i])) continue;
+        if (Why v = one_vector(s, i, t)) return fail(*v, " (nor one element in memory to broadcast)");
+        if (s.operands[i].shape != s.output().shape) {
+          return fail(name(s, i), " and the output ", shape_text(s.output().shape), " differ in shape");
+        }
+      }
+      return std::nullopt;
     }
     case KernelKind::bcast_fma:
       if (Why w = op_is<Matmul>(s, "matmul[acc]")) return w;

@@ -30,8 +30,9 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
   }
   if (std::holds_alternative<Zero>(spec.op) || std::holds_alternative<Unary>(spec.op)) return std::nullopt;
   if (std::holds_alternative<Binary>(spec.op)) {
-    for (const auto& t : spec.operands) {
-      if (t.shape != spec.output().shape) return fail("vector kernels do not broadcast ", shape_text(t.shape));
+    // vec_binary reads an input of another shape only as one broadcast element, in memory.
+    if (spec.operands[i].shape != spec.output().shape) {
+      return fail("vector kernels broadcast an input from memory, not ", shape_text(spec.operands[i].shape), " in VRF");
     }
     return std::nullopt;
   }

@@ -129,6 +129,13 @@ TEST_CASE("vec_zero, vec_unary, vec_binary: whole vectors of equal shapes in VRF
   accepts(KernelKind::vec_binary, binary(vec({16}), vec({16}), vec({16})));
   rejects(KernelKind::vec_binary, binary(vec({16}), vec({16}), ts({16}, Level::L1)), "operand 2 (16 L1) is not in VRF");
   rejects(KernelKind::vec_binary, unary(vec({16}), vec({16})), "implements a binary op, not relu");
+  // An input of one element in memory is broadcast.
+  accepts(KernelKind::vec_binary, binary(vec({1, 16}), ts({1, 1}, Level::L1), vec({1, 16})));
+  accepts(KernelKind::vec_binary, binary(ts({1, 1}), vec({1, 16}), vec({1, 16})));
+  rejects(KernelKind::vec_binary, binary(vec({1, 16}), rf({1, 1}), vec({1, 16})),
+          "operand 1 (1x1 RF) is not in VRF (nor one element in memory to broadcast)");
+  rejects(KernelKind::vec_binary, binary(vec({1, 16}), vec({16, 1}), vec({1, 16})),
+          "operand 1 (16x1 VRF) and the output 1x16 differ in shape");
 }
 
 TEST_CASE("bcast_fma: A m x 1 in memory, B 1 x n in VRF or memory, C m x n in VRF, registers bounded", "[kernel]") {
