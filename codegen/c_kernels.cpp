@@ -3,6 +3,7 @@
 // dense run, which the kernels' legality rules promise and this file checks.
 #include "codegen/c_kernels.h"
 
+#include "impl/tiling.h"
 #include "spec/error.h"
 
 namespace kriek::codegen {
@@ -76,11 +77,25 @@ void direct_conv(CWriter& w, const CView& img, const CView& filters, const CView
   w.close();
 }
 
+/// The (i, j) element's index and a 1 x `cols` extent in a matrix view of rank 2, or of rank 3 with a batch of 1
+/// (the matmul kernels take both).
+Coord matrix_at(const CView& v, std::int64_t i, std::int64_t j) {
+  Coord at = zeros(v.rank());
+  at[v.rank() - 2] = i;
+  at[v.rank() - 1] = j;
+  return at;
+}
+Shape matrix_row(const CView& v, std::int64_t cols) {
+  Shape s(v.rank(), 1);
+  s.back() = cols;
+  return s;
+}
+
 void bcast_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b, const CView& c) {
-  const std::int64_t m = c.shape[0], n = c.shape[1], width = isa.width;
+  const std::int64_t m = c.shape[c.rank() - 2], n = c.shape.back(), width = isa.width;
   std::vector<std::string> bregs;
   for (std::int64_t j = 0; j < n; j += width) {
-    const CView row = b.sub({0, j}, {1, width});
+    const CView row = b.sub(matrix_at(b, 0, j), matrix_row(b, width));
     if (row.storage != Storage::memory) {
       bregs.push_back(whole_register(row));
       continue;
@@ -93,24 +108,24 @@ void bcast_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b,
   for (std::int64_t i = 0; i < m; ++i) {
     const std::string s = w.fresh("s");
     w.open("");
-    w.line("const " + isa.type + " " + s + " = " + isa.broadcast + "(" + element(a, {i, 0}) + ");");
+    w.line("const " + isa.type + " " + s + " = " + isa.broadcast + "(" + element(a, matrix_at(a, i, 0)) + ");");
     for (std::int64_t j = 0; j < n; j += width) {
-      const std::string creg = whole_register(c.sub({i, j}, {1, width}));
+      const std::string creg = whole_register(c.sub(matrix_at(c, i, j), matrix_row(c, width)));
       w.line(creg + " = " + isa.fmadd + "(" + s + ", " + bregs[static_cast<std::size_t>(j / width)] + ", " + creg + ");");
     }
     w.close();
   }
 }
 
-/// out += a · b over k elements in dense runs: `chains` vector accumulators stepping through the runs in a C
-/// loop, then summed, then the lanes.
-void dot_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b, const CView& c) {
-  const std::int64_t k = a.shape[1], width = isa.width;
+/// out += the sum over k elements of dense runs: of a · b (dot_fma) or of a alone (`b` null, vec_sum_run), in
+/// `chains` vector accumulators stepping through the runs in a C loop, then summed, then the lanes.
+void chained_sum(CWriter& w, const VectorIsa& isa, KernelKind kind, const CView& a, const CView* b, const CView& c) {
+  const std::int64_t k = a.shape.back(), width = isa.width;
   const std::int64_t chains = dot_chains(k / width);
   const std::string pa = w.fresh("pa"), pb = w.fresh("pb"), j = w.fresh("j");
   w.open("");
-  w.line("const float *" + pa + " = " + run_address(a, KernelKind::dot_fma) + ";");
-  w.line("const float *" + pb + " = " + run_address(b, KernelKind::dot_fma) + ";");
+  w.line("const float *" + pa + " = " + run_address(a, kind) + ";");
+  if (b != nullptr) w.line("const float *" + pb + " = " + run_address(*b, kind) + ";");
   std::vector<std::string> acc;
   for (std::int64_t i = 0; i < chains; ++i) {
     acc.push_back(w.fresh("acc"));
@@ -120,8 +135,11 @@ void dot_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b, c
          std::to_string(chains * width) + ")");
   for (std::int64_t i = 0; i < chains; ++i) {
     const std::string at = j + " + " + std::to_string(i * width);
-    w.line(acc[i] + " = " + isa.fmadd + "(" + isa.load + "(" + pa + " + " + at + "), " + isa.load + "(" + pb + " + " +
-           at + "), " + acc[i] + ");");
+    const std::string va = isa.load + "(" + pa + " + " + at + ")";
+    w.line(acc[i] + " = " +
+           (b != nullptr ? isa.fmadd + "(" + va + ", " + isa.load + "(" + pb + " + " + at + "), " + acc[i] + ")"
+                         : isa.add + "(" + acc[i] + ", " + va + ")") +
+           ";");
   }
   w.close();
   for (std::int64_t step = 1; step < chains; step *= 2) {
@@ -141,6 +159,33 @@ void dot_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b, c
     w.line(out + " += " + sum + ";");
   }
   w.close();
+}
+
+/// out += the sum of `in` over `axis` (not its innermost), out in registers: a C loop over the axis, in which
+/// every output register adds the input's register at the same place (one chain per register).
+void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& in, const CView& out) {
+  const auto box = register_box(out.shape, static_cast<std::uint32_t>(isa.width));
+  KRIEK_ASSERT(box.has_value(), "vec_sum_rows: ", out.base, " is not whole registers");
+  const std::int64_t k = in.shape[axis];
+  Affine step(0);
+  if (k > 1) {
+    const std::string j = w.fresh("j");
+    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(k) + "; ++" + j + ")");
+    step = Affine::variable(j);
+  }
+  Shape in_box = *box;
+  in_box.insert(in_box.begin() + static_cast<std::ptrdiff_t>(axis), 1);
+  std::vector<std::int64_t> at(out.rank(), 0);
+  while (true) {
+    Coord o(at.begin(), at.end()), i = o;
+    i.insert(i.begin() + static_cast<std::ptrdiff_t>(axis), step);
+    const std::string reg = whole_register(out.sub(o, *box));
+    w.line(reg + " = " + isa.add + "(" + reg + ", " + isa.load + "(" + run_address(in.sub(i, in_box), KernelKind::vec_sum_rows) + "));");
+    std::size_t d = out.rank();
+    while (d > 0 && (at[d - 1] += (*box)[d - 1]) == out.shape[d - 1]) at[--d] = 0;
+    if (d == 0) break;
+  }
+  if (k > 1) w.close();
 }
 
 }  // namespace
@@ -194,11 +239,17 @@ void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<C
     case KernelKind::vec_binary: {
       const VectorIsa& v = need(isa, k);
       const BinaryOp op = std::get<Binary>(spec.op).op;
-      w.line(whole_register(out) + " = " + vector_binary(v, op, whole_register(ops[0]), whole_register(ops[1])) + ";");
+      // An input in memory is one element, broadcast.
+      auto reg = [&](const CView& in) {
+        return in.storage == Storage::vector_registers ? whole_register(in) : v.broadcast + "(" + at0(in) + ")";
+      };
+      w.line(whole_register(out) + " = " + vector_binary(v, op, reg(ops[0]), reg(ops[1])) + ";");
       return;
     }
     case KernelKind::bcast_fma: bcast_fma(w, need(isa, k), ops[0], ops[1], out); return;
-    case KernelKind::dot_fma: dot_fma(w, need(isa, k), ops[0], ops[1], out); return;
+    case KernelKind::dot_fma: chained_sum(w, need(isa, k), k, ops[0], &ops[1], out); return;
+    case KernelKind::vec_sum_run: chained_sum(w, need(isa, k), k, ops[0], nullptr, out); return;
+    case KernelKind::vec_sum_rows: sum_rows(w, need(isa, k), std::get<ReduceSum>(spec.op).axis, ops[0], out); return;
   }
   KRIEK_ASSERT(false, "no C for kernel ", static_cast<int>(k));
 }

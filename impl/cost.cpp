@@ -26,6 +26,25 @@ Cost stream_cost(const CostModel& m, const TensorSpec& t) {
   return static_cast<Cost>(lines_touched(t)) * m.line_from[static_cast<std::size_t>(t.level)];
 }
 
+/// A kernel of dependent vector adds (or FMAs): its port work and the lines it streams overlap (the loads run
+/// ahead of the arithmetic), but the time its chains wait on latency beyond the port work adds to both: the
+/// waiting adds hold the reorder window, so neither the loads nor the stream advance meanwhile.
+Cost chained(Cost ports, Cost stream, Cost latency) {
+  return std::max(ports, stream) + (latency > ports ? latency - ports : 0);
+}
+
+/// A sum over `steps` register-sized steps of dense runs (dot_fma, vec_sum_run): each step one vector op of cost
+/// `op` and `loads` loads, in `dot_chains` independent accumulator chains, beside `stream` (lines from beyond L1);
+/// then the chains and the lanes summed (chains - 1 adds, log2(vs) steps across the lanes) and the scalar add into
+/// the output.
+Cost chained_sum_cost(const CostModel& m, std::int64_t vs, Cost steps, Cost op, Cost loads, Cost stream) {
+  const Cost chains = static_cast<Cost>(dot_chains(static_cast<std::int64_t>(steps)));
+  const Cost lane_steps = static_cast<Cost>(std::bit_width(static_cast<std::uint64_t>(vs)) - 1);
+  const Cost reduce = (chains - 1 + lane_steps) * m.vector_op + m.scalar_op;
+  return chained(std::max(steps * op, loads * steps * m.vector_load), stream, (steps + chains - 1) / chains * m.fma_latency) +
+         reduce;
+}
+
 /// Cost of one kernel call on its Spec's operands.
 Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const CostModel& m) {
   const TensorSpec& out = spec.output();
@@ -60,20 +79,33 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     }
     case KernelKind::vec_zero:
     case KernelKind::vec_unary:
-    case KernelKind::vec_binary:
       return m.vector_op;
+    case KernelKind::vec_binary: {
+      // A broadcast input is one element read from memory.
+      Cost c = m.vector_op;
+      for (const TensorSpec& in : spec.inputs()) c += access(m, in);
+      return c;
+    }
     case KernelKind::dot_fma: {
-      // k/vs FMAs, each with two loads, in `dot_chains` independent chains, then the chains and the lanes summed
-      // (a few vector ops) into the output; operands beyond L1 stream their lines beside the ports.
+      // k/vs FMAs, each with two loads; operands beyond L1 stream their lines beside the ports.
       const std::int64_t vs = vector_width(target, out.dtype);
       const Cost fmas = static_cast<Cost>(spec.input(0).elements() / vs);
-      const Cost chains = static_cast<Cost>(dot_chains(spec.input(0).elements() / vs));
-      const Cost stream = stream_cost(m, spec.input(0)) + stream_cost(m, spec.input(1));
-      // chains - 1 adds, then log2(vs) steps across the lanes, then the scalar add into the output.
-      const Cost lane_steps = static_cast<Cost>(std::bit_width(static_cast<std::uint64_t>(vs)) - 1);
-      const Cost reduce = (chains - 1 + lane_steps) * m.vector_op + m.scalar_op;
-      return std::max({fmas * m.vector_fma, 2 * fmas * m.vector_load, stream, (fmas + chains - 1) / chains * m.fma_latency}) +
-             reduce;
+      return chained_sum_cost(m, vs, fmas, m.vector_fma, 2, stream_cost(m, spec.input(0)) + stream_cost(m, spec.input(1)));
+    }
+    case KernelKind::vec_sum_run: {
+      // k/vs vector adds, each with one load.
+      const std::int64_t vs = vector_width(target, out.dtype);
+      const Cost adds = static_cast<Cost>(spec.input(0).elements() / vs);
+      return chained_sum_cost(m, vs, adds, m.vector_op, 1, stream_cost(m, spec.input(0)));
+    }
+    case KernelKind::vec_sum_rows: {
+      // k steps along the axis, each adding one loaded register into every output register: the adds and loads
+      // share their ports, the k dependent adds of one register take k latencies, lines stream beside; too few
+      // registers leave the chains waiting.
+      const std::int64_t vs = vector_width(target, out.dtype);
+      const Cost steps = static_cast<Cost>(spec.input(0).shape[std::get<ReduceSum>(spec.op).axis]);
+      const Cost adds = steps * static_cast<Cost>(out.elements() / vs);
+      return chained(std::max(adds * m.vector_op, adds * m.vector_load), stream_cost(m, spec.input(0)), steps * m.fma_latency);
     }
     case KernelKind::bcast_fma: {
       // One k-step of a register tile: m broadcasts of the lhs and the n/vs register loads of the rhs row share

@@ -28,7 +28,7 @@ enum class KernelKind : std::uint8_t {
   vec_store,         ///< Move of one vector from VRF into memory (contiguous)
   vec_zero,          ///< Zero of one vector in VRF
   vec_unary,         ///< Unary of one vector, VRF to VRF
-  vec_binary,        ///< Binary of one vector, VRF operands
+  vec_binary,        ///< Binary of one vector into VRF, each input one vector in VRF or one element in memory (broadcast)
   /// Matmul[acc] m×1 · 1×n → m×n: A in memory (each element broadcast), B one or more vectors in VRF or
   /// loaded from memory (whole registers of dense rows), C in VRF (m·n/vector_size registers, row-major). The
   /// register-tiled matmul micro-kernel.
@@ -40,6 +40,14 @@ enum class KernelKind : std::uint8_t {
   /// vector size), accumulated in vector registers (several independent chains) and summed into the output in
   /// RF. The kernel of matrix-vector products, where no output dimension is wide enough for registers.
   dot_fma,
+  /// ReduceSum[acc] over the input's innermost axis whose input is one dense run of k elements in memory (k a
+  /// multiple of the vector size) and whose output is one RF element: dot_fma's accumulator chains adding the
+  /// run's registers, then one lane reduction. The reduction of rows.
+  vec_sum_run,
+  /// ReduceSum[acc] over an axis other than the input's innermost, the output in VRF (whole row-major registers):
+  /// for each of the k steps along the axis, every output register adds the input's matching register, read from
+  /// memory (whole registers of dense rows). One independent chain per register, no lane reduction.
+  vec_sum_rows,
 };
 
 /// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma" (empty for a byte that is
@@ -60,6 +68,8 @@ constexpr std::string_view kernel_name(KernelKind k) {
     case KernelKind::bcast_fma: return "bcast_fma";
     case KernelKind::direct_conv: return "direct_conv";
     case KernelKind::dot_fma: return "dot_fma";
+    case KernelKind::vec_sum_run: return "vec_sum_run";
+    case KernelKind::vec_sum_rows: return "vec_sum_rows";
   }
   return {};
 }
@@ -71,7 +81,7 @@ inline constexpr std::array kAllKernels = {
     KernelKind::scalar_mult_add, KernelKind::scalar_copy, KernelKind::scalar_zero, KernelKind::scalar_unary,
     KernelKind::scalar_binary,   KernelKind::scalar_reduce_add, KernelKind::vec_load, KernelKind::vec_store,
     KernelKind::vec_zero,        KernelKind::vec_unary,   KernelKind::vec_binary, KernelKind::bcast_fma,
-    KernelKind::direct_conv,     KernelKind::dot_fma};
+    KernelKind::direct_conv,     KernelKind::dot_fma,     KernelKind::vec_sum_run, KernelKind::vec_sum_rows};
 static_assert(lists_every_value(kAllKernels, kernel_name), "kAllKernels must list every KernelKind in order");
 
 std::optional<KernelKind> parse_kernel(std::string_view name);

@@ -68,6 +68,9 @@ Why one_vector(const Spec& s, std::size_t i, const Target& t) {
   return std::nullopt;
 }
 
+/// vec_binary broadcasts an input of one element read from memory.
+bool broadcast_element(const TensorSpec& t) { return t.elements() == 1 && is_memory(t.level); }
+
 Why equal_shapes(const Spec& s) {
   for (std::size_t i = 0; i + 1 < s.operands.size(); ++i) {
     if (s.operands[i].shape != s.output().shape) {
@@ -89,12 +92,21 @@ Why vector_move(const Spec& s, const Target& t, std::size_t mem, std::size_t reg
   return std::nullopt;
 }
 
+/// The matmul kernels take rank-2 operands, or rank-3 ones of a single batch (a batch tile of 1 is a matmul).
+Why one_matmul(const Spec& s, std::string_view kernel) {
+  const TensorSpec& a = s.operands[0];
+  if (a.rank() == 2) return std::nullopt;
+  if (a.rank() == 3 && a.shape[0] == 1) return std::nullopt;
+  return fail(kernel, " needs rank-2 operands or a batch of 1, got ", name(s, 0));
+}
+
 Why bcast_fma_rules(const Spec& s, const Target& t) {
   const TensorSpec& a = s.operands[0];
   const TensorSpec& b = s.operands[1];
   const TensorSpec& c = s.operands[2];
-  if (a.rank() != 2) return fail("bcast_fma needs rank-2 operands, got ", name(s, 0));
-  const std::int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  if (Why w = one_matmul(s, "bcast_fma")) return w;
+  const std::size_t r = a.rank();
+  const std::int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
   const std::int64_t width = t.vector_elements(Dtype::f32);
   if (k != 1) return fail("the reduction extent is ", k, ", not 1");
   if (!is_memory(a.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
@@ -130,15 +142,48 @@ Why dense_run(const Spec& s, std::size_t i) {
 Why dot_fma_rules(const Spec& s, const Target& t) {
   const TensorSpec& a = s.operands[0];
   const TensorSpec& c = s.operands[2];
-  if (a.rank() != 2) return fail("dot_fma needs rank-2 operands, got ", name(s, 0));
-  if (a.shape[0] != 1 || s.operands[1].shape[1] != 1) {
-    return fail("dot_fma computes one element, not ", a.shape[0], "x", s.operands[1].shape[1]);
+  if (Why w = one_matmul(s, "dot_fma")) return w;
+  const std::size_t r = a.rank();
+  if (a.shape[r - 2] != 1 || s.operands[1].shape[r - 1] != 1) {
+    return fail("dot_fma computes one element, not ", a.shape[r - 2], "x", s.operands[1].shape[r - 1]);
   }
   const std::int64_t width = t.vector_elements(Dtype::f32);
-  if (a.shape[1] % width != 0) return fail("k = ", a.shape[1], " is not a multiple of the vector size ", width);
+  if (a.shape[r - 1] % width != 0) return fail("k = ", a.shape[r - 1], " is not a multiple of the vector size ", width);
   if (Why w = dense_run(s, 0)) return w;
   if (Why w = dense_run(s, 1)) return w;
   if (c.level != Level::RF) return fail("the output ", name(s, 2), " is not in RF");
+  return std::nullopt;
+}
+
+/// vec_sum_run: the reduced axis is the input's innermost and the input one dense run of whole registers.
+Why sum_run_rules(const Spec& s, const Target& t) {
+  const TensorSpec& in = s.input(0);
+  const std::size_t axis = std::get<ReduceSum>(s.op).axis;
+  if (axis + 1 != in.rank()) return fail("the reduced axis ", axis, " is not the innermost of ", name(s, 0));
+  const std::int64_t width = t.vector_elements(Dtype::f32);
+  if (in.elements() != in.shape[axis]) return fail(name(s, 0), " is not one row (", in.elements(), " elements)");
+  if (in.elements() % width != 0) return fail("k = ", in.elements(), " is not a multiple of the vector size ", width);
+  if (Why w = dense_run(s, 0)) return w;
+  if (s.output().level != Level::RF) return fail("the output ", name(s, 1), " is not in RF");
+  return std::nullopt;
+}
+
+/// vec_sum_rows: an outer axis reduced into row-major output registers, the input's slice at each step along the
+/// axis whole registers of dense rows in memory.
+Why sum_rows_rules(const Spec& s, const Target& t) {
+  const TensorSpec& in = s.input(0);
+  const TensorSpec& out = s.output();
+  const std::size_t axis = std::get<ReduceSum>(s.op).axis;
+  if (axis + 1 == in.rank()) return fail("the reduced axis ", axis, " is the innermost of ", name(s, 0));
+  if (out.level != Level::VRF) return fail("the output ", name(s, 1), " is not in VRF");
+  if (!out.layout.same_placement(Layout::row_major(), out.shape)) return fail(name(s, 1), " is not row-major");
+  if (!is_memory(in.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
+  const auto width = static_cast<std::uint32_t>(t.vector_elements(Dtype::f32));
+  if (!register_box(out.shape, width)) return fail(name(s, 1), " does not split into whole registers of ", width);
+  if (!register_rows_dense(reduced_slice(in, axis), width)) {
+    return fail(name(s, 0), " is not whole registers of dense rows at each step along axis ", axis, " (",
+                layout_text(in.layout), in.contiguous ? "" : ", strided", ")");
+  }
   return std::nullopt;
 }
 
@@ -205,15 +250,26 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
       if (Why w = vector_rules(s, t)) return w;
       if (Why w = op_is<Zero>(s, "zero")) return w;
       return one_vector(s, 0, t);
-    case KernelKind::vec_unary:
-    case KernelKind::vec_binary: {
+    case KernelKind::vec_unary: {
       if (Why w = vector_rules(s, t)) return w;
-      Why w = k == KernelKind::vec_unary ? op_is<Unary>(s, "a unary op") : op_is<Binary>(s, "a binary op");
-      if (w) return w;
+      if (Why w = op_is<Unary>(s, "a unary op")) return w;
       for (std::size_t i = 0; i < s.operands.size(); ++i) {
         if (Why v = one_vector(s, i, t)) return v;
       }
       return equal_shapes(s);
+    }
+    case KernelKind::vec_binary: {
+      if (Why w = vector_rules(s, t)) return w;
+      if (Why w = op_is<Binary>(s, "a binary op")) return w;
+      if (Why v = one_vector(s, 2, t)) return v;
+      for (std::size_t i = 0; i < 2; ++i) {
+        if (broadcast_element(s.operands[i])) continue;
+        if (Why v = one_vector(s, i, t)) return fail(*v, " (nor one element in memory to broadcast)");
+        if (s.operands[i].shape != s.output().shape) {
+          return fail(name(s, i), " and the output ", shape_text(s.output().shape), " differ in shape");
+        }
+      }
+      return std::nullopt;
     }
     case KernelKind::bcast_fma:
       if (Why w = vector_rules(s, t)) return w;
@@ -225,6 +281,12 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
       if (Why w = op_is<Matmul>(s, "matmul[acc]")) return w;
       if (Why w = accumulating(s)) return w;
       return dot_fma_rules(s, t);
+    case KernelKind::vec_sum_run:
+    case KernelKind::vec_sum_rows:
+      if (Why w = vector_rules(s, t)) return w;
+      if (Why w = op_is<ReduceSum>(s, "reducesum[acc]")) return w;
+      if (Why w = accumulating(s)) return w;
+      return k == KernelKind::vec_sum_run ? sum_run_rules(s, t) : sum_rows_rules(s, t);
   }
   return fail("unknown kernel ", static_cast<int>(k));
 }

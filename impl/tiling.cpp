@@ -121,6 +121,12 @@ std::optional<Shape> register_box(const Shape& shape, std::uint32_t vector_size)
   return box;
 }
 
+TensorSpec reduced_slice(const TensorSpec& t, std::size_t axis) {
+  Shape shape = t.shape;
+  shape[axis] = 1;
+  return tile_tensor(t, shape);
+}
+
 bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size) {
   const auto box = register_box(t.shape, vector_size);
   if (!box) return false;

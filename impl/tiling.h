@@ -26,6 +26,10 @@ bool tile_is_contiguous(const Shape& whole, const Shape& shape, const Layout& la
 /// shape. nullopt when the shape does not split into whole registers that way.
 std::optional<Shape> register_box(const Shape& shape, std::uint32_t vector_size);
 
+/// The tile of `t` at one index along `axis` (extent 1 there, every other dimension whole): what a reduction
+/// over `axis` reads at each step.
+TensorSpec reduced_slice(const TensorSpec& t, std::size_t axis);
+
 /// True when memory tensor `t` can be moved to or from VRF registers of `vector_size` by vector loads and stores:
 /// whole registers, each register's elements one gap-free range in row-major order: row-major placement with the
 /// tensor contiguous or each register box along the innermost dimension (stride 1 in any buffer), or panels of

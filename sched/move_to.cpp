@@ -30,18 +30,28 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
   }
   if (std::holds_alternative<Zero>(spec.op) || std::holds_alternative<Unary>(spec.op)) return std::nullopt;
   if (std::holds_alternative<Binary>(spec.op)) {
-    for (const auto& t : spec.operands) {
-      if (t.shape != spec.output().shape) return fail("vector kernels do not broadcast ", shape_text(t.shape));
+    // vec_binary reads an input of another shape only as one broadcast element, in memory.
+    if (spec.operands[i].shape != spec.output().shape) {
+      return fail("vector kernels broadcast an input from memory, not ", shape_text(spec.operands[i].shape), " in VRF");
     }
     return std::nullopt;
   }
   if (std::holds_alternative<Matmul>(spec.op)) {
     const TensorSpec& lhs = spec.input(0);
-    if (lhs.rank() != 2) return fail("vector kernels take rank-2 matmuls only");
+    if (lhs.rank() != 2 && !(lhs.rank() == 3 && lhs.shape[0] == 1)) {
+      return fail("vector kernels take rank-2 matmuls or a batch of 1, not ", shape_text(lhs.shape));
+    }
     if (i == 0) return fail("vector kernels read the lhs from memory (it is broadcast)");
     if (is_register_level(lhs.level)) return fail("vector kernels read the lhs from memory, not ", level_name(lhs.level));
-    if (spec.operands[i].shape[1] % width != 0) {
-      return fail("n = ", spec.operands[i].shape[1], " is not a multiple of the vector size ", width);
+    if (spec.operands[i].shape.back() % width != 0) {
+      return fail("n = ", spec.operands[i].shape.back(), " is not a multiple of the vector size ", width);
+    }
+    return std::nullopt;
+  }
+  if (const auto* r = std::get_if<ReduceSum>(&spec.op)) {
+    if (i == 0) return fail("vector kernels read a reduction's input from memory");
+    if (static_cast<std::size_t>(r->axis) + 1 == spec.input(0).rank()) {
+      return fail("a reduction over the innermost axis sums lanes into one element (vec_sum_run, output in RF)");
     }
     return std::nullopt;
   }

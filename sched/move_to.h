@@ -23,8 +23,9 @@ namespace kriek {
 ///   (9) register files do not mix: no move to VRF while another operand is in RF, nor to RF while an
 ///       operand is in VRF (no kernel reads both);
 ///   (10) a vector kernel can serve the operand in VRF: either side of a Move whose other side is contiguous
-///       row-major memory, Zero's output, Unary operands, Binary operands when nothing broadcasts, a rank-2
-///       Matmul's rhs or output when the lhs is in memory and n is a multiple of the vector size;
+///       row-major memory, Zero's output, Unary operands, Binary operands of the output's shape (a broadcast input stays in memory), a rank-2
+///       Matmul's (or a batch of 1's) rhs or output when the lhs is in memory and n is a multiple of the vector size, a ReduceSum's
+///       output when the reduced axis is not the input's innermost (vec_sum_rows);
 ///   (11) in a Move Spec, the level is faster than both operands' (the prologue or epilogue the move makes is
 ///       itself a Move Spec, which must be smaller than this one).
 /// A move to a cache level (L2, L1) that keeps the placement of elements is an alias: dest is the operand at the

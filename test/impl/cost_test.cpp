@@ -176,3 +176,37 @@ TEST_CASE("the cost model's fingerprint is pinned and covers its constants", "[c
   other.version += 1;
   CHECK(other.fingerprint() != m.fingerprint());
 }
+
+TEST_CASE("cost: vec_sum_run sums a row like dot_fma with one load per add", "[impl][cost]") {
+  const CostModel& m = model();
+  auto run = [&](std::int64_t k, Level level) {
+    return kernel_cost(KernelKind::vec_sum_run,
+                       Spec{ReduceSum{1, true}, {ts({1, k}, level), ts({1}, Level::RF)}, false});
+  };
+  const Cost reduce = (7 + 4) * m.vector_op + m.scalar_op;
+  // 256 from L1: 16 adds in 8 chains, 16 loads; ports and latency (2 steps per chain) tie.
+  CHECK(run(256, Level::L1) == 16 * m.vector_load + reduce);
+  // From main memory: 16 lines.
+  CHECK(run(256, Level::GL) == 16 * m.line_from[static_cast<std::size_t>(Level::GL)] + reduce);
+  // 16: one add, one chain: its latency.
+  CHECK(run(16, Level::L1) == m.fma_latency + 4 * m.vector_op + m.scalar_op);
+}
+
+TEST_CASE("cost: vec_sum_rows is bound by its ports or its stream, plus its chains' waits", "[impl][cost]") {
+  const CostModel& m = model();
+  auto rows = [&](std::int64_t k, std::int64_t n, Level level) {
+    return kernel_cost(KernelKind::vec_sum_rows,
+                       Spec{ReduceSum{0, true},
+                            {strided({k, n}, level), ts({n}, Level::VRF, Layout::row_major(), 16)}, false});
+  };
+  // 8 registers x 64 steps from L1: 512 adds and loads on two ports each; the chains' latency hides behind them.
+  CHECK(rows(64, 128, Level::L1) == 512 * m.vector_op);
+  // One register: 64 dependent adds wait 64 latencies, beyond the 64 adds' port time.
+  CHECK(rows(64, 16, Level::L1) == 64 * m.fma_latency);
+  // From main memory the stream (one line per row and register) dominates the ports, and the waits add to it.
+  const Cost gl = m.line_from[static_cast<std::size_t>(Level::GL)];
+  CHECK(rows(64, 128, Level::GL) == 64 * 8 * gl);
+  CHECK(rows(64, 16, Level::GL) == 64 * gl + 64 * m.fma_latency - 64 * m.vector_op);
+  // So a wider register tile costs less per output element when its input streams.
+  CHECK(rows(64, 128, Level::GL) / 8 < rows(64, 16, Level::GL));
+}

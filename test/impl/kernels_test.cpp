@@ -126,13 +126,24 @@ TEST_CASE("vec_zero, vec_unary, vec_binary: whole vectors of equal shapes in VRF
   accepts(KernelKind::vec_binary, binary(vec({16}), vec({16}), vec({16})));
   rejects(KernelKind::vec_binary, binary(vec({16}), vec({16}), ts({16}, Level::L1)), "operand 2 (16 L1) is not in VRF");
   rejects(KernelKind::vec_binary, unary(vec({16}), vec({16})), "implements a binary op, not relu");
+  // An input of one element in memory is broadcast.
+  accepts(KernelKind::vec_binary, binary(vec({1, 16}), ts({1, 1}, Level::L1), vec({1, 16})));
+  accepts(KernelKind::vec_binary, binary(ts({1, 1}), vec({1, 16}), vec({1, 16})));
+  rejects(KernelKind::vec_binary, binary(vec({1, 16}), rf({1, 1}), vec({1, 16})),
+          "operand 1 (1x1 RF) is not in VRF (nor one element in memory to broadcast)");
+  rejects(KernelKind::vec_binary, binary(vec({1, 16}), vec({16, 1}), vec({1, 16})),
+          "operand 1 (16x1 VRF) and the output 1x16 differ in shape");
 }
 
 TEST_CASE("bcast_fma: A m x 1 in memory, B 1 x n in VRF or memory, C m x n in VRF, registers bounded", "[kernel]") {
   const auto k = KernelKind::bcast_fma;
   accepts(k, matmul(ts({6, 1}, Level::L1, Layout::col_major()), vec({1, 32}), vec({6, 32}), true));
   rejects(k, matmul(ts({6, 1}), vec({1, 32}), vec({6, 32}), false), "does not accumulate");
-  rejects(k, matmul(ts({2, 6, 1}), vec({2, 1, 16}), vec({2, 6, 16}), true), "needs rank-2 operands");
+  rejects(k, matmul(ts({2, 6, 1}), vec({2, 1, 16}), vec({2, 6, 16}), true),
+          "bcast_fma needs rank-2 operands or a batch of 1, got operand 0 (2x6x1 GL)");
+  // A batch of one is a matmul.
+  accepts(k, matmul(ts({1, 6, 1}), vec({1, 1, 32}), vec({1, 6, 32}), true));
+  accepts(k, matmul(ts({1, 6, 1}), ts({1, 1, 32}), vec({1, 6, 32}), true));
   rejects(k, matmul(ts({6, 2}), vec({2, 16}), vec({6, 16}), true), "the reduction extent is 2, not 1");
   rejects(k, matmul(rf({6, 1}), vec({1, 16}), vec({6, 16}), true), "operand 0 (6x1 RF) is not in memory");
   // B from memory: whole registers of a dense row (row-major, or panels of one register).
@@ -163,6 +174,47 @@ TEST_CASE("dot_fma: 1 x k times k x 1 from dense runs in memory into one RF elem
   rejects(k, matmul(ts({1, 64}), ts({64, 1}), ts({1, 1}), true), "the output operand 2 (1x1 GL) is not in RF");
   rejects(k, matmul(vec({1, 16}), ts({16, 1}), rf({1, 1}), true), "operand 0 (1x16 VRF) is not in memory");
   rejects(k, matmul(ts({1, 64}), ts({64, 1}), rf({1, 1}), true), "has no vector registers", scalar_target());
+  accepts(k, matmul(ts({1, 1, 64}), ts({1, 64, 1}), rf({1, 1, 1}), true));
+  rejects(k, matmul(ts({2, 1, 64}), ts({2, 64, 1}), rf({2, 1, 1}), true), "dot_fma needs rank-2 operands or a batch of 1");
+}
+
+namespace {
+Spec reduce(std::uint8_t axis, TensorSpec in, TensorSpec out, bool acc = true) {
+  return Spec{ReduceSum{axis, acc}, {std::move(in), std::move(out)}, false};
+}
+}  // namespace
+
+TEST_CASE("vec_sum_run: the innermost axis of one dense run of whole registers into one RF element", "[kernel]") {
+  const auto k = KernelKind::vec_sum_run;
+  accepts(k, reduce(1, ts({1, 64}), rf({1})));
+  accepts(k, reduce(2, ts({1, 1, 32}, Level::L2), rf({1, 1})));
+  rejects(k, reduce(1, ts({1, 64}), rf({1}), false), "does not accumulate");
+  rejects(k, reduce(0, ts({16, 1}), rf({1})), "the reduced axis 0 is not the innermost of operand 0 (16x1 GL)");
+  rejects(k, reduce(1, ts({2, 16}), rf({2})), "operand 0 (2x16 GL) is not one row (32 elements)");
+  rejects(k, reduce(1, ts({1, 24}), rf({1})), "k = 24 is not a multiple of the vector size 16");
+  rejects(k, reduce(1, ts({1, 32}), ts({1})), "the output operand 1 (1 GL) is not in RF");
+  rejects(k, reduce(1, vec({1, 16}), rf({1})), "operand 0 (1x16 VRF) is not in memory");
+  rejects(k, reduce(1, ts({1, 32}), rf({1})), "has no vector registers", scalar_target());
+  rejects(k, matmul(ts({1, 32}), ts({32, 1}), rf(), true), "implements reducesum[acc], not matmul");
+}
+
+TEST_CASE("vec_sum_rows: an outer axis into row-major output registers, input registers dense rows", "[kernel]") {
+  const auto k = KernelKind::vec_sum_rows;
+  accepts(k, reduce(0, ts({64, 32}), vec({32})));
+  accepts(k, reduce(0, ts({1, 16}, Level::L1), vec({16})));
+  TensorSpec strided = ts({4, 16});
+  strided.contiguous = false;  // rows of a wider matrix
+  accepts(k, reduce(0, strided, vec({16})));
+  accepts(k, reduce(1, ts({2, 5, 16}), vec({2, 16})));  // each step along the axis: two registers, 80 apart
+  rejects(k, reduce(0, ts({4, 16}), vec({16}), false), "does not accumulate");
+  rejects(k, reduce(1, ts({16, 16}), vec({16})), "the reduced axis 1 is the innermost of operand 0 (16x16 GL)");
+  rejects(k, reduce(0, ts({4, 16}), ts({16}, Level::L1)), "the output operand 1 (16 L1) is not in VRF");
+  rejects(k, reduce(0, ts({4, 2, 8}), ts({2, 8}, Level::VRF, Layout::col_major(), 16)),
+          "operand 1 (2x8 VRF) is not row-major");
+  rejects(k, reduce(0, vec({1, 16}), vec({16})), "operand 0 (1x16 VRF) is not in memory");
+  rejects(k, reduce(1, ts({2, 3, 8}), ts({2, 8}, Level::VRF, Layout::row_major(), 16)),
+          "operand 0 (2x3x8 GL) is not whole registers of dense rows at each step along axis 1 (row)");
+  rejects(k, reduce(0, ts({4, 16}), vec({16})), "has no vector registers", scalar_target());
 }
 
 TEST_CASE("direct_conv: conv[acc] with a one-element RF output, image and filters anywhere but VRF", "[kernel]") {
@@ -186,4 +238,5 @@ TEST_CASE("kernels_for lists the legal kernels in KernelKind order", "[kernel]")
   CHECK(kernels_for(move_spec(ts({1, 16}), vec({1, 16})), avx512()) == std::vector{KernelKind::vec_load});
   CHECK(kernels_for(matmul(ts({4, 4}), ts({4, 4}), ts({4, 4}), true), avx512()).empty());
   CHECK(kernels_for(zero(vec({1, 16})), avx512()) == std::vector{KernelKind::vec_zero});
+  CHECK(kernels_for(reduce(1, ts({1, 16}), rf({1})), avx512()) == std::vector{KernelKind::vec_sum_run});
 }

@@ -115,8 +115,19 @@ TEST_CASE("move_to (10): a vector kernel serves the operand in VRF", "[sched][mo
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), matmul({16, 16}, {16, 16})),
              Contains("move_to (10): vector kernels read the lhs from memory"));
   CHECK_THAT(reason(to(2, Level::VRF, {}, 16), matmul({4, 4}, {4, 8})), Contains("n = 8 is not a multiple"));
-  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), binary(BinaryOp::add, {4, 16}, {1, 16})),
-             Contains("vector kernels do not broadcast"));
+  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), binary(BinaryOp::add, {4, 16}, {1, 16})),
+             Contains("move_to (10): vector kernels broadcast an input from memory, not 1x16 in VRF"));
+  applied(to(0, Level::VRF, {}, 16), binary(BinaryOp::add, {1, 16}, {1, 1}));
+  const Spec rows = reducesum({4, 16}, 0, true);
+  applied(to(1, Level::VRF, {}, 16), rows);
+  CHECK_THAT(reason(to(0, Level::VRF, {}, 16), rows),
+             Contains("move_to (10): vector kernels read a reduction's input from memory"));
+  const Spec run = reducesum({16, 16}, 1, true);
+  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), run),
+             Contains("move_to (10): a reduction over the innermost axis sums lanes into one element"));
+  applied(to(1, Level::VRF, {}, 16), matmul({1, 4, 4}, {1, 4, 16}));  // a batch of 1
+  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), matmul({2, 4, 4}, {2, 4, 16})),
+             Contains("move_to (10): vector kernels take rank-2 matmuls or a batch of 1, not 2x4x4"));
   const Spec m = move_spec(vrf({1, 16}), ts({1, 16}, Level::L1));
   CHECK_THAT(reason(to(1, Level::VRF, {}, 16), m), Contains("no kernel copies between registers"));
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), move_spec(ts({2, 16}), ts({2, 16}, Level::L2, Layout::col_major()))),
