@@ -17,15 +17,27 @@ namespace {
 
 using namespace sched_detail;
 
+/// The leading output dimensions of a Conv that tile_out cuts only to 1: its batch and rows (0 for other ops).
+std::size_t conv_row_dims(const Spec& spec) {
+  if (!std::holds_alternative<Conv>(spec.op)) return 0;
+  return spec.input(0).rank() == 4 ? 2 : 1;
+}
+
 void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const Shape& shape = spec.output().shape;
   const std::size_t rank = shape.size();
   if (rank == 0) return;
   std::vector<std::vector<std::int64_t>> grids;
   std::size_t total = 1;
+  // A conv's batch and rows are tiled to 1 or kept whole (conv_row_dims).
+  const std::size_t row_dims = conv_row_dims(spec);
   for (std::size_t d = 0; d < rank; ++d) {
     // 3 and 6 make register tiles' rows; the innermost dimension is cut by vector widths (powers of two).
-    grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
+    if (d < row_dims) {
+      grids.push_back(shape[d] > 1 ? std::vector<std::int64_t>{1, shape[d]} : std::vector<std::int64_t>{1});
+    } else {
+      grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
+    }
     total *= grids.back().size();
   }
   out.reserve(out.size() + 2 * total + 64);

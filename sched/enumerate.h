@@ -16,7 +16,10 @@
 //   1. tile_out over the product of the output dimensions' grids (E included, the whole output excluded; the
 //      small threes in every dimension but the innermost),
 //      dimension 0 outermost, sizes increasing; each tile serial, then parallel unless serial_only or the Spec
-//      has under 4 MFLOP of work (a thread team costs more than it saves there);
+//      has under 4 MFLOP of work (a thread team costs more than it saves there). A Conv's batch and rows take
+//      only 1 and their extent: a conv reaches the matmul kernels one output row at a time (to_matmul's M is a
+//      run along the row), rows tiles between 1 and the whole share no registers, and sliding windows across
+//      rows are slide's; this keeps the conv search from multiplying every row tile by every column tile;
 //   2. split over the grid below the reduction extent (without the small threes), then a conv's filter rows and
 //      columns by 1 (a loop over the taps; larger tap tiles would leave boundary tiles of 3x3 filters and save
 //      nothing the channel split does not);

@@ -24,7 +24,9 @@ namespace kriek {
 ///       operand is in VRF (no kernel reads both);
 ///   (10) a vector kernel can serve the operand in VRF: either side of a Move whose other side is contiguous
 ///       row-major memory, Zero's output, Unary operands, Binary operands when nothing broadcasts, a rank-2
-///       Matmul's rhs or output when the lhs is in memory and n is a multiple of the vector size;
+///       Matmul's rhs or output when the lhs is in memory and n is a multiple of the vector size, a Conv's output
+///       when its image and filters are in memory and its output channels a multiple of the vector size (to_matmul
+///       makes it bcast_fma's);
 ///   (11) in a Move Spec, the level is faster than both operands' (the prologue or epilogue the move makes is
 ///       itself a Move Spec, which must be smaller than this one).
 /// A move to a cache level (L2, L1) that keeps the placement of elements is an alias: dest is the operand at the
