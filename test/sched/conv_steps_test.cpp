@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.h"
+#include "impl/printer.h"
 #include "sched/schedule.h"
 #include "spec/text.h"
 
@@ -174,5 +175,27 @@ TEST_CASE("pad_image zeroes a bordered buffer, moves the image in and convolves 
                            .apply(Split{1, 2})
                            .apply(ToMatmul{})
                            .complete();
+  CHECK(interpret_error(sch.impl(), rng) < 1e-4);
+}
+
+TEST_CASE("a padded, strided conv through its taps into the register-tiled matmul (golden)", "[sched][golden]") {
+  // oneDNN's brgemm structure: per output row, a 4x16 register tile accumulates over the 3x3 taps and the
+  // channels (bcast_fma over image pixels read every second column), filters packed in 16-channel panels.
+  const Spec s = strided({1, 8, 8, 4}, {3, 3, 4, 16}, 2, 1);
+  const Schedule sch = schedule(s, avx512())
+                           .apply(PadImage{Level::GL, Layout::row_major()})
+                           .focus("h3")
+                           .move_input(1, Level::L1, Layout::blocked(3, 16))
+                           .tile_out({1, 1, 4, 16})
+                           .move_output(Level::VRF, Layout::row_major(), 16)
+                           .to_accum()
+                           .apply(Split{1, 1})
+                           .apply(Split{1, 2})
+                           .apply(ToMatmul{})
+                           .split(1)
+                           .select(KernelKind::bcast_fma)
+                           .complete();
+  check_golden("conv_brgemm", print_impl(sch.impl()));
+  std::mt19937_64 rng(test_seed(11));
   CHECK(interpret_error(sch.impl(), rng) < 1e-4);
 }
