@@ -182,6 +182,12 @@ TEST_CASE("direct_conv: conv[acc] with a one-element RF output, image and filter
   rejects(k, conv(ts({5, 5}), ts({5, 5, 1}), ts({1, 1, 1})), "is not in RF");
   rejects(k, conv(ts({1, 16}, Level::VRF, Layout::row_major(), 16), ts({1, 16, 1}), rf({1, 1, 1})),
           "is in VRF; direct_conv does not read VRF");
+  Conv padded{true};
+  padded.pad = {1, 0};
+  rejects(k, Spec{padded, {ts({1, 3}), ts({3, 3, 1}), rf({1, 1, 1})}, false), "the conv is padded (1x0)");
+  Conv strided{true};
+  strided.stride = {2, 2};
+  accepts(k, Spec{strided, {ts({4, 4}), ts({3, 3, 1}), rf({1, 1, 1})}, false));
 }
 
 TEST_CASE("kernels_for lists the legal kernels in KernelKind order", "[kernel]") {
