@@ -184,10 +184,12 @@ TEST_CASE("direct_conv: conv[acc] with a one-element RF output, image and filter
           "is in VRF; direct_conv does not read VRF");
   Conv padded{true};
   padded.pad = {1, 0};
-  rejects(k, Spec{padded, {ts({1, 3}), ts({3, 3, 1}), rf({1, 1, 1})}, false), "the conv is padded (1x0)");
+  const Spec with_padding{padded, {ts({1, 3}), ts({3, 3, 1}), rf({1, 1, 1})}, false};
+  rejects(k, with_padding, "the conv is padded (1x0)");
   Conv strided{true};
   strided.stride = {2, 2};
-  accepts(k, Spec{strided, {ts({4, 4}), ts({3, 3, 1}), rf({1, 1, 1})}, false));
+  const Spec with_stride{strided, {ts({4, 4}), ts({3, 3, 1}), rf({1, 1, 1})}, false};
+  accepts(k, with_stride);
 }
 
 TEST_CASE("kernels_for lists the legal kernels in KernelKind order", "[kernel]") {
