@@ -58,6 +58,8 @@ void count_features(const ImplNode& n, std::map<std::string, int>& seen) {
     if (l->body_masks.size() > 1) ++seen["boundary"];
   }
   if (std::holds_alternative<Pipeline>(n.kind)) ++seen["pipeline"];
+  if (std::holds_alternative<PadOp>(n.kind)) ++seen["pad"];
+  if (std::holds_alternative<AsMatmul>(n.kind)) ++seen["as_matmul"];
   if (const auto* m = std::get_if<MoveOp>(&n.kind); m && !m->alias && storage_of(m->dest.level) == Storage::memory) {
     ++seen["buffer"];
   }
@@ -105,7 +107,7 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
   CHECK(verified == kernels);  // every kernel was loaded, run and compared: none skipped
   // The suite must reach the interesting code paths, or it proves little.
   for (const char* feature : {"bcast_fma", "vec_load", "vec_store", "vec_zero", "vec_binary", "vec_unary",
-                              "direct_conv", "scalar_mult_add", "scalar_reduce_add", "boundary", "pipeline", "buffer"}) {
+                              "direct_conv", "scalar_mult_add", "scalar_reduce_add", "boundary", "pipeline", "buffer", "pad"}) {
     INFO("feature " << feature);
     CHECK(seen[feature] > 0);
   }
