@@ -21,9 +21,12 @@ enum class ActionTag : std::uint16_t {
   to_accum = 5,
   bufferize = 6,
   select = 7,
+  to_matmul = 8,
+  pad_image = 9,
 };
-constexpr std::uint8_t kActionVersion = 1;
-static_assert(std::variant_size_v<Action> == 7,
+/// 2: split has a reduction axis (conv filter taps), to_matmul and pad_image exist.
+constexpr std::uint8_t kActionVersion = 2;
+static_assert(std::variant_size_v<Action> == 9,
               "a new Action alternative needs a tag in cache/action_codec.cpp (and the format version bumped)");
 
 void tag(cereal::BinaryOutputArchive& ar, ActionTag t) { ar(static_cast<std::uint16_t>(t), kActionVersion); }
@@ -34,13 +37,15 @@ void tag(cereal::BinaryOutputArchive& ar, ActionTag t) { ar(static_cast<std::uin
 // definition, and a struct that gains a field must get a new version here.
 void save_action(cereal::BinaryOutputArchive& ar, const Action& action) {
   std::visit(overloaded{[&](const TileOut& a) { tag(ar, ActionTag::tile_out), ar(a.tile, a.parallel); },
-                        [&](const Split& a) { tag(ar, ActionTag::split), ar(a.k); },
+                        [&](const Split& a) { tag(ar, ActionTag::split), ar(a.k, a.axis); },
                         [&](const Slide& a) { tag(ar, ActionTag::slide), ar(a.dim, a.size, a.level, a.layout); },
                         [&](const MoveTo& a) {
                           tag(ar, ActionTag::move_to), ar(a.operand, a.level, a.layout, a.vector_size);
                         },
                         [&](const ToAccum&) { tag(ar, ActionTag::to_accum); },
                         [&](const Bufferize& a) { tag(ar, ActionTag::bufferize), ar(a.cut, a.level, a.layout); },
+                        [&](const ToMatmul&) { tag(ar, ActionTag::to_matmul); },
+                        [&](const PadImage& a) { tag(ar, ActionTag::pad_image), ar(a.level, a.layout); },
                         [&](const Select& a) { tag(ar, ActionTag::select), ar(a.kernel); }},
              action);
 }
@@ -61,7 +66,7 @@ Action load_action(cereal::BinaryInputArchive& ar) {
     }
     case ActionTag::split: {
       Split a;
-      ar(a.k);
+      ar(a.k, a.axis);
       return a;
     }
     case ActionTag::slide: {
@@ -78,6 +83,12 @@ Action load_action(cereal::BinaryInputArchive& ar) {
     case ActionTag::bufferize: {
       Bufferize a;
       ar(a.cut, a.level, a.layout);
+      return a;
+    }
+    case ActionTag::to_matmul: return ToMatmul{};
+    case ActionTag::pad_image: {
+      PadImage a;
+      ar(a.level, a.layout);
       return a;
     }
     case ActionTag::select: {
@@ -114,7 +125,7 @@ const std::string& vocabulary_schema() {
     static_assert(static_cast<int>(Layout::Kind::blocked) == 2, "layout kinds were renumbered");
     s += ";kernels=";
     for (KernelKind k : kAllKernels) s += std::string(kernel_name(k)) + ",";
-    s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7;action_version=" +
+    s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7,to_matmul@8,pad_image@9;action_version=" +
          std::to_string(kActionVersion);
     return s;
   }();

@@ -35,7 +35,8 @@ inline constexpr char kTableMagic[8] = {'K', 'R', 'I', 'E', 'K', 'T', 'B', 'L'};
 /// 3: rows along the innermost dimension and rows inside an aligned panel are contiguous (impl/tiling.h), so
 /// more Specs move to VRF; blocked L1 operands keep their alignment in canonical Specs.
 /// 4: a table is a directory of segments; records are varint-coded in zstd-compressed pages.
-inline constexpr std::uint32_t kTableFormatVersion = 4;
+/// 5: Conv has strides and padding (the Spec encoding), split has an axis, to_matmul and pad_image exist.
+inline constexpr std::uint32_t kTableFormatVersion = 5;
 inline constexpr std::size_t kPrefixBytes = 16;
 /// Index entries per checksummed block: a query verifies one block (2 KiB), not the whole index.
 inline constexpr std::uint32_t kBlockEntries = 256;

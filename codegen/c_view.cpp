@@ -6,11 +6,14 @@
 namespace kriek::codegen {
 namespace {
 
-/// Position of `index` in the buffer, per dimension.
+/// Position of `index` in the buffer, per buffer dimension (the view's dimensions walk it as `dims` says).
 Coord position(const CView& v, const Coord& index) {
   KRIEK_ASSERT(index.size() == v.rank(), "index of rank ", index.size(), " into a view of rank ", v.rank());
-  Coord pos(v.rank());
-  for (std::size_t d = 0; d < v.rank(); ++d) pos[d] = v.origin[d] + index[d];
+  Coord pos = v.origin;
+  for (std::size_t d = 0; d < v.rank(); ++d) {
+    if (v.dims.empty()) pos[d] = pos[d] + index[d];
+    else pos[v.dims[d].dim] = pos[v.dims[d].dim] + index[d] * v.dims[d].step;
+  }
   return pos;
 }
 
@@ -48,7 +51,8 @@ CView CView::sub(const Coord& offset, const Shape& extents) const {
                " of a view of rank ", rank());
   CView v = *this;
   for (std::size_t d = 0; d < rank(); ++d) {
-    v.origin[d] = origin[d] + offset[d];
+    if (dims.empty()) v.origin[d] = origin[d] + offset[d];
+    else v.origin[dims[d].dim] = v.origin[dims[d].dim] + offset[d] * dims[d].step;
     KRIEK_ASSERT(extents[d] <= shape[d], "sub-view extent ", extents[d], " exceeds ", shape[d], " in dim ", d);
   }
   v.shape = extents;
@@ -56,16 +60,16 @@ CView CView::sub(const Coord& offset, const Shape& extents) const {
 }
 
 CView whole(Storage storage, std::string base, const Shape& shape, const Layout& layout, std::uint32_t vector_size) {
-  return CView{storage, std::move(base), shape, layout, zeros(shape.size()), shape, vector_size};
+  return CView{storage, std::move(base), shape, layout, zeros(shape.size()), shape, vector_size, {}};
 }
 
 std::optional<Affine> affine_offset(const CView& v, const Coord& index) {
   const Coord pos = position(v, index);
   switch (v.layout.kind) {
-    case Layout::Kind::row_major: return row_major_offset(v.buffer, pos, v.rank());
+    case Layout::Kind::row_major: return row_major_offset(v.buffer, pos, v.buffer.size());
     case Layout::Kind::col_major: {
       Affine off;
-      for (std::size_t d = v.rank(); d-- > 0;) off = off * v.buffer[d] + pos[d];
+      for (std::size_t d = v.buffer.size(); d-- > 0;) off = off * v.buffer[d] + pos[d];
       return off;
     }
     case Layout::Kind::blocked: {

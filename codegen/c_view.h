@@ -2,7 +2,8 @@
 // window of static shape at an affine origin in a real buffer: memory (a `float *` variable), scalar registers (a
 // local `float` array) or vector registers (one vector variable per register, `v3_0`, `v3_1`, ...). Element
 // access goes through the buffer's Layout exactly as in the interpreter, so emitted code and interpreter agree
-// on where every element lives.
+// on where every element lives, and views that walk their buffer with steps or drop unit dimensions
+// (`dims`, reshaped by impl/view.h's `reshaped`) do so by the same rule.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "codegen/affine.h"
+#include "impl/view.h"
 #include "spec/layout.h"
 #include "spec/level.h"
 
@@ -29,9 +31,11 @@ struct CView {
   std::string base;
   Shape buffer;  ///< the whole buffer's shape
   Layout layout;
-  Coord origin;  ///< where the view starts in the buffer
+  Coord origin;  ///< where the view starts in the buffer (one entry per buffer dimension)
   Shape shape;   ///< the view's extents
   std::uint32_t vector_size = 0;  ///< elements per register (vector registers only)
+  /// How each view dimension walks the buffer (impl/view.h's rule); empty: dimension d walks buffer dimension d.
+  std::vector<ViewDim> dims;
 
   std::size_t rank() const { return shape.size(); }
   /// The sub-view at `offset` (relative to this view) of shape `extents`.

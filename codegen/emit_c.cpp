@@ -26,7 +26,7 @@ bool allocates(const ImplNode& n) {
   if (const auto* m = std::get_if<MoveOp>(&n.kind); m && !m->alias && storage_of(m->dest.level) == Storage::memory) {
     return true;
   }
-  if (std::holds_alternative<Pipeline>(n.kind)) return true;
+  if (std::holds_alternative<Pipeline>(n.kind) || std::holds_alternative<PadOp>(n.kind)) return true;
   if (const auto* l = std::get_if<Loop>(&n.kind); l && l->window) return true;
   for (const auto& c : n.children) {
     if (allocates(*c)) return true;
@@ -56,6 +56,16 @@ class Emitter {
                             }
                           },
                           [&](const Pipeline& p) { pipeline(n, p, ops); },
+                          [&](const AsMatmul&) {
+                            const ImplNode& body = *n.children[0];
+                            const auto maps = as_matmul_views(n.spec);
+                            std::vector<CView> inner;
+                            for (std::size_t i = 0; i < ops.size(); ++i) {
+                              inner.push_back(reshaped(ops[i], maps[i], body.spec.operands[i].shape));
+                            }
+                            node(body, inner);
+                          },
+                          [&](const PadOp& p) { pad(n, p, ops); },
                           [&](const KernelCall& k) { emit_kernel(w_, k.kernel, n.spec, ops, isa_); },
                           [&](const Hole&) { KRIEK_ASSERT(false, "emit of a hole"); }},
                n.kind);
@@ -279,6 +289,18 @@ class Emitter {
     const auto [head, tail] = pipeline_operands(n, ops, mid);
     node(*n.children[0], head);
     node(*n.children[1], tail);
+    w_.close();
+    ws_top_ = mark;
+  }
+
+  void pad(const ImplNode& n, const PadOp& p, const std::vector<CView>& ops) {
+    const std::int64_t mark = ws_top_;
+    w_.open("");
+    const CView buffer = allocate(p.buffer);
+    Coord origin;
+    for (auto o : pad_interior_origin(n.spec)) origin.push_back(Affine(o));
+    const auto children = pad_operands(ops, buffer, buffer.sub(origin, ops[0].shape));
+    for (std::size_t i = 0; i < children.size(); ++i) node(*n.children[i], children[i]);
     w_.close();
     ws_top_ = mark;
   }

@@ -241,6 +241,19 @@ NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec>
                                  nc.own[p.buffer.level] = p.buffer.bytes();
                                  return nc;
                                },
+                               [&](const AsMatmul&) {
+                                 // Views only: the matmul's cost.
+                                 NodeCost nc;
+                                 nc.weights.assign(children.size(), 1);
+                                 return nc;
+                               },
+                               [&](const PadOp& p) {
+                                 NodeCost nc;
+                                 nc.base = m.buffer_setup;
+                                 nc.weights.assign(children.size(), 1);
+                                 nc.own[p.buffer.level] = p.buffer.bytes();
+                                 return nc;
+                               },
                                [&](const KernelCall& k) {
                                  NodeCost nc;
                                  nc.base = kernel_cost(k.kernel, spec, target, m);

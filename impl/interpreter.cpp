@@ -187,6 +187,8 @@ class Interpreter {
                             }
                           },
                           [&](const Pipeline& p) { pipeline(n, p, ops); },
+                          [&](const AsMatmul&) { as_matmul(n, ops); },
+                          [&](const PadOp& p) { pad(n, p, ops); },
                           [&](const KernelCall& k) { run_kernel(k.kernel, n.spec, ops); },
                           [&](const Hole&) { hole(n.spec, ops); }},
                n.kind);
@@ -248,6 +250,22 @@ class Interpreter {
     const auto [head, tail] = pipeline_operands(n, ops, mid);
     run(*n.children[0], head);
     run(*n.children[1], tail);
+  }
+
+  void as_matmul(const ImplNode& n, const std::vector<View>& ops) {
+    const ImplNode& body = *n.children[0];
+    const auto maps = as_matmul_views(n.spec);
+    std::vector<View> inner;
+    for (std::size_t i = 0; i < ops.size(); ++i) inner.push_back(reshaped(ops[i], maps[i], body.spec.operands[i].shape));
+    run(body, inner);
+  }
+
+  void pad(const ImplNode& n, const PadOp& p, const std::vector<View>& ops) {
+    std::vector<float> buffer = fresh_buffer(p.buffer.shape, p.buffer.layout);
+    ++stats_.buffers;
+    const View whole = whole_view(buffer.data(), p.buffer.shape, p.buffer.layout);
+    const auto children = pad_operands(ops, whole, whole.sub(pad_interior_origin(n.spec), ops[0].shape));
+    for (std::size_t i = 0; i < children.size(); ++i) run(*n.children[i], children[i]);
   }
 
   void hole(const Spec& spec, const std::vector<View>& ops) {

@@ -34,7 +34,8 @@ enum class KernelKind : std::uint8_t {
   /// register-tiled matmul micro-kernel.
   bcast_fma,
   /// Conv[acc] whose output is one element in RF: out += the dot product of the image window and the filters
-  /// (the report's DirectConv, Figure 3); image and filters in RF or memory, none in VRF.
+  /// (the report's DirectConv, Figure 3); image and filters in RF or memory, none in VRF; no padding (any stride:
+  /// the one output reads the window at the image's origin).
   direct_conv,
   /// Matmul[acc] 1×k · k×1 → 1×1: a dot product of two dense runs of k elements in memory (k a multiple of the
   /// vector size), accumulated in vector registers (several independent chains) and summed into the output in

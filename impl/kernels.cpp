@@ -230,6 +230,9 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
     case KernelKind::direct_conv: {
       if (Why w = op_is<Conv>(s, "conv[acc]")) return w;
       if (Why w = accumulating(s)) return w;
+      if (const Conv& c = std::get<Conv>(s.op); c.padded()) {
+        return fail("the conv is padded (", c.pad[0], "x", c.pad[1], "); direct_conv reads no padding");
+      }
       for (std::size_t i = 0; i < s.operands.size(); ++i) {
         if (s.operands[i].level == Level::VRF) return fail(name(s, i), " is in VRF; direct_conv does not read VRF");
       }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "impl/tiling.h"
+#include "spec/conv_geometry.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
 #include "spec/text.h"
@@ -69,8 +70,8 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
       if (map[d].axis < 0) continue;
       const LoopAxis& axis = loop.axes.at(static_cast<std::size_t>(map[d].axis));
       const bool at_remainder = (mask >> map[d].axis) & 1u;
-      shape[d] = (at_remainder ? axis.remainder() : axis.tile) + map[d].halo;
-      step[d] = axis.tile < axis.extent ? axis.tile : t.shape[d];
+      shape[d] = map[d].extent(at_remainder ? axis.remainder() : axis.tile);
+      step[d] = axis.tile < axis.extent ? axis.tile * map[d].step : t.shape[d];
     }
     if (loop.window && loop.window->operand == i) {
       TensorSpec w = t;
@@ -116,6 +117,70 @@ std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& p) {
   tail.operands.insert(tail.operands.end(), spec.operands.begin() + static_cast<std::ptrdiff_t>(head_inputs),
                        spec.operands.end());
   return {std::move(head), std::move(tail)};
+}
+
+std::vector<std::vector<ViewDim>> as_matmul_views(const Spec& spec) {
+  const auto* conv = std::get_if<Conv>(&spec.op);
+  KRIEK_ASSERT(conv != nullptr, "as_matmul of a ", op_word(spec.op));
+  const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
+  const std::size_t col = g.row_dim + 1;
+  // Rank 2 has no channels: K = 1 walks the (unit) row dimension.
+  const ViewDim channels = g.rank >= 3 ? ViewDim{g.rank - 1, 1} : ViewDim{g.row_dim, 1};
+  const ViewDim filter_channels = g.rank >= 3 ? ViewDim{2, 1} : ViewDim{0, 1};
+  const std::size_t filter_out = spec.input(1).rank() - 1;
+  return {{ViewDim{col, g.stride[1]}, channels},
+          {filter_channels, ViewDim{filter_out, 1}},
+          {ViewDim{col, 1}, ViewDim{spec.output().rank() - 1, 1}}};
+}
+
+Spec as_matmul_child_spec(const Spec& spec) {
+  const auto& conv = std::get<Conv>(spec.op);
+  const ConvGeometry g = conv_geometry(conv, spec.input(0).shape, spec.input(1).shape);
+  KRIEK_ASSERT(!conv.padded() && g.fh == 1 && g.fw == 1 && g.batch == 1 && g.oh == 1,
+               "as_matmul needs a 1x1 window, no padding and one output row");
+  const TensorSpec& img = spec.input(0);
+  const TensorSpec& f = spec.input(1);
+  const TensorSpec& out = spec.output();
+  Spec m{Matmul{conv.accumulate}, {img, f, out}, spec.serial_only};
+  TensorSpec& lhs = m.operands[0];
+  lhs.shape = {g.ow, g.c};
+  lhs.layout = Layout::row_major();
+  lhs.contiguous = img.contiguous && (g.stride[1] == 1 || g.ow == 1);
+  TensorSpec& rhs = m.operands[1];
+  rhs.shape = {g.c, g.f};
+  rhs.layout = f.layout.kind == Layout::Kind::blocked ? Layout::blocked(1, f.layout.block) : Layout::row_major();
+  TensorSpec& o = m.operands[2];
+  o.shape = {g.ow, g.f};
+  o.layout = Layout::row_major();
+  return m;
+}
+
+std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
+  const auto* conv = std::get_if<Conv>(&spec.op);
+  KRIEK_ASSERT(conv != nullptr && conv->padded(), "a pad node implements a padded conv");
+  const TensorSpec& img = spec.input(0);
+  const Shape origin = pad_interior_origin(spec);
+  Shape padded = img.shape;
+  for (std::size_t d = 0; d < padded.size(); ++d) padded[d] += 2 * origin[d];
+  KRIEK_ASSERT(pad.buffer.shape == padded && pad.buffer.dtype == img.dtype, "the pad buffer of ",
+               shape_text(img.shape), " must be ", shape_text(padded), ", not ", shape_text(pad.buffer.shape));
+  // The interior starts at the padding, which is no tile multiple: not aligned.
+  TensorSpec interior = tile_tensor(pad.buffer, img.shape);
+  interior.aligned = false;
+  Spec body = spec;
+  std::get<Conv>(body.op).pad = {0, 0};
+  body.operands[0] = pad.buffer;
+  return {Spec{Zero{}, {pad.buffer}, spec.serial_only}, Spec{Move{}, {img, interior}, spec.serial_only},
+          std::move(body)};
+}
+
+Shape pad_interior_origin(const Spec& spec) {
+  const auto& conv = std::get<Conv>(spec.op);
+  const ConvGeometry g = conv_geometry(conv, spec.input(0).shape, spec.input(1).shape);
+  Shape origin(g.rank, 0);
+  origin[g.row_dim] = g.pad[0];
+  origin[g.row_dim + 1] = g.pad[1];
+  return origin;
 }
 
 ImplPtr make_hole(Spec spec) {
@@ -173,6 +238,19 @@ ImplPtr make_pipeline(Spec spec, Pipeline pipeline, std::vector<ImplPtr> childre
   return std::make_shared<const ImplNode>(ImplNode{std::move(spec), std::move(pipeline), std::move(children)});
 }
 
+ImplPtr make_as_matmul(Spec spec, std::vector<ImplPtr> children) {
+  KRIEK_ASSERT(children.size() == 1, "as_matmul has one child");
+  check_child(children[0], as_matmul_child_spec(spec), "as_matmul body");
+  return std::make_shared<const ImplNode>(ImplNode{std::move(spec), AsMatmul{}, std::move(children)});
+}
+
+ImplPtr make_pad(Spec spec, PadOp pad, std::vector<ImplPtr> children) {
+  auto expected = pad_child_specs(spec, pad);
+  KRIEK_ASSERT(children.size() == expected.size(), "pad needs ", expected.size(), " children, got ", children.size());
+  for (std::size_t i = 0; i < children.size(); ++i) check_child(children[i], expected[i], "pad child");
+  return std::make_shared<const ImplNode>(ImplNode{std::move(spec), std::move(pad), std::move(children)});
+}
+
 ImplPtr with_children(const ImplNode& node, std::vector<ImplPtr> children) {
   KRIEK_ASSERT(children.size() == node.children.size(), "with_children changes the child count");
   for (std::size_t i = 0; i < children.size(); ++i) {
@@ -198,6 +276,12 @@ ImplPtr make_with_holes(Spec spec, NodeKind kind, const Target& target) {
             std::vector<ImplPtr> children;
             for (auto& s : pipeline_child_specs(spec, p)) children.push_back(make_hole(std::move(s)));
             return make_pipeline(spec, std::move(p), std::move(children));
+          },
+          [&](AsMatmul&) { return make_as_matmul(spec, {make_hole(as_matmul_child_spec(spec))}); },
+          [&](PadOp& p) {
+            std::vector<ImplPtr> children;
+            for (auto& s : pad_child_specs(spec, p)) children.push_back(make_hole(std::move(s)));
+            return make_pad(spec, std::move(p), std::move(children));
           },
           [&](KernelCall& k) { return make_kernel(spec, k.kernel, target); },
           [&](Hole&) { return make_hole(spec); },

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "impl/kernel.h"
+#include "impl/view.h"
 #include "spec/error.h"
 #include "spec/spec.h"
 
@@ -32,11 +33,15 @@ struct LoopAxis {
 };
 
 /// How one operand dimension follows the loop. axis < 0: the body sees the whole extent. Otherwise, in
-/// iteration i of that axis the body sees [i*tile, i*tile + size + halo), where size is the axis's tile (or its
-/// remainder) and halo the overlap a convolution window needs (filter extent - 1).
+/// iteration i of that axis the body sees `extent(size)` elements from i*tile*step, where size is the axis's tile
+/// (or its remainder), step the elements the operand advances per loop index (a conv's stride for its image) and
+/// halo the overlap a convolution window needs (filter extent - 1). With step 1: [i*tile, i*tile + size + halo).
 struct DimMap {
   std::int8_t axis = -1;
   std::int64_t halo = 0;
+  std::int64_t step = 1;
+  /// The extent a tile of `size` loop indices covers: (size - 1) * step + 1 + halo.
+  std::int64_t extent(std::int64_t size) const { return (size - 1) * step + 1 + halo; }
   friend bool operator==(const DimMap&, const DimMap&) = default;
 };
 using OperandMap = std::vector<DimMap>;
@@ -89,6 +94,21 @@ struct Pipeline {
   TensorSpec buffer;
 };
 
+/// A Conv whose window is 1x1 (pad 0, one output row of one image) as the matmul it is: M = the output
+/// positions along the row, K = the channels, N = the output channels. Its one child implements the matmul
+/// (accumulating when the conv does) over views of the conv's operands that `as_matmul_views` gives: the image
+/// read every stride columns, the filters as C x F, the output as OW x F. Printed
+/// `as_matmul (imgV: 14x32 <- img, filtersV: 32x64 <- filters, outV: 14x64 <- out)`.
+struct AsMatmul {};
+
+/// Zero padding made real: a Conv with padding reads a buffer `buffer` (the image with its zero border, at a level
+/// and layout of its own) instead. Children: zero (Zero Spec of the whole buffer), load (Move Spec of the image
+/// into the buffer's interior), body (the same conv with pad 0 reading the buffer). Printed
+/// `pad[L1 1x1] imgp <- img`.
+struct PadOp {
+  TensorSpec buffer;
+};
+
 /// A leaf the target implements directly.
 struct KernelCall {
   KernelKind kernel = KernelKind::scalar_mult_add;
@@ -97,7 +117,7 @@ struct KernelCall {
 /// An unscheduled sub-Spec.
 struct Hole {};
 
-using NodeKind = std::variant<Loop, MoveOp, Block, Pipeline, KernelCall, Hole>;
+using NodeKind = std::variant<Loop, MoveOp, Block, Pipeline, AsMatmul, PadOp, KernelCall, Hole>;
 
 struct ImplNode {
   Spec spec;
@@ -118,6 +138,15 @@ std::vector<std::uint32_t> loop_body_masks(const std::vector<LoopAxis>& axes);
 std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);
 /// The Spec of a pipeline's head and tail.
 std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& pipeline);
+/// The matmul an AsMatmul node of this Conv Spec implements (see as_matmul_views for its operands).
+Spec as_matmul_child_spec(const Spec& spec);
+/// How each operand of the matmul walks the conv operand it views (image, filters, output): per matmul
+/// dimension, the conv operand's dimension and step. Conv dimensions that no matmul dimension walks have extent 1.
+std::vector<std::vector<ViewDim>> as_matmul_views(const Spec& spec);
+/// The Specs of a PadOp's children: zero, load, body.
+std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad);
+/// Where the image sits in a PadOp's buffer: the padding before it in each buffer dimension.
+Shape pad_interior_origin(const Spec& spec);
 
 // --- Operand routing: what each child is given, for any kind of operand view (the interpreter's buffers, the
 // code generator's symbolic views), so every walker of Impl trees follows the same rules.
@@ -143,6 +172,15 @@ std::pair<std::vector<V>, std::vector<V>> pipeline_operands(const ImplNode& n, c
   return {std::move(head), std::move(tail)};
 }
 
+/// A PadOp node's operands for its children: zero {buffer}, load {image, the buffer's interior}, body (the
+/// buffer in place of the image). `interior` is the buffer's sub-view at pad_interior_origin of the image's shape.
+template <class V>
+std::vector<std::vector<V>> pad_operands(const std::vector<V>& ops, const V& buffer, const V& interior) {
+  std::vector<V> body = ops;
+  body[0] = buffer;
+  return {{buffer}, {ops[0], interior}, std::move(body)};
+}
+
 /// Requires (KRIEK_ASSERT) one operand view per operand of `n`'s Spec, each of its shape: what every walker
 /// checks on entering a node.
 template <class V>
@@ -163,8 +201,8 @@ void loop_tile(const Loop& loop, std::size_t i, const std::vector<Index>& trip, 
     const DimMap& m = loop.operands[i][d];
     if (m.axis < 0) continue;
     const auto a = static_cast<std::size_t>(m.axis);
-    origin[d] = trip[a] * loop.axes[a].tile;
-    shape[d] = ((mask >> a) & 1u ? loop.axes[a].remainder() : loop.axes[a].tile) + m.halo;
+    origin[d] = trip[a] * (loop.axes[a].tile * m.step);
+    shape[d] = m.extent((mask >> a) & 1u ? loop.axes[a].remainder() : loop.axes[a].tile);
   }
 }
 
@@ -180,6 +218,8 @@ ImplPtr make_loop(Spec spec, Loop loop, std::vector<ImplPtr> bodies);
 ImplPtr make_move(Spec spec, MoveOp move, std::vector<ImplPtr> children);
 ImplPtr make_block(Spec spec, Block block, std::vector<ImplPtr> children);
 ImplPtr make_pipeline(Spec spec, Pipeline pipeline, std::vector<ImplPtr> children);
+ImplPtr make_as_matmul(Spec spec, std::vector<ImplPtr> children);
+ImplPtr make_pad(Spec spec, PadOp pad, std::vector<ImplPtr> children);
 
 /// The same node with new children (each must implement the same Spec as the one it replaces).
 ImplPtr with_children(const ImplNode& node, std::vector<ImplPtr> children);

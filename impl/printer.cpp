@@ -7,13 +7,14 @@
 #include <sstream>
 
 #include "spec/overloaded.h"
+#include "spec/text.h"
 
 namespace kriek {
 namespace {
 
 std::string op_label(const PrimitiveOp& op) {
   return std::visit(overloaded{[](const Matmul& m) { return std::string("matmul") + (m.accumulate ? "[acc]" : ""); },
-                               [](const Conv& c) { return std::string("conv") + (c.accumulate ? "[acc]" : ""); },
+                               [](const Conv& c) { return op_text(PrimitiveOp{c}); },
                                [](const ReduceSum& r) {
                                  return "reducesum[axis=" + std::to_string(r.axis) + (r.accumulate ? ", acc]" : "]");
                                },
@@ -67,6 +68,8 @@ class Printer {
                           [&](const MoveOp& m) { move(*n, m, names, indent, path); },
                           [&](const Block& b) { block(*n, b, names, indent, path); },
                           [&](const Pipeline& p) { pipeline(*n, p, names, indent, path); },
+                          [&](const AsMatmul&) { as_matmul(*n, names, indent, path); },
+                          [&](const PadOp& p) { pad(*n, p, names, indent, path); },
                           [&](const KernelCall& k) {
                             emit(indent, std::string(kernel_name(k.kernel)) + "(" + join(names) + ")", *n);
                           },
@@ -199,6 +202,30 @@ class Printer {
     tail.insert(tail.end(), names.begin() + static_cast<std::ptrdiff_t>(head_inputs), names.end());
     node(n.children[0], head, indent + 1, sub(path, 0));
     node(n.children[1], tail, indent + 1, sub(path, 1));
+  }
+
+  void as_matmul(const ImplNode& n, const Names& names, std::size_t indent, const Path& path) {
+    Names inner;
+    std::vector<std::string> listed;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      inner.push_back(names[i] + "V");
+      listed.push_back(inner[i] + ": " + shape_text(n.children[0]->spec.operands[i].shape) + " <- " + names[i]);
+    }
+    emit(indent, "as_matmul (" + join(listed) + ")", n);
+    node(n.children[0], inner, indent + 1, sub(path, 0));
+  }
+
+  void pad(const ImplNode& n, const PadOp& p, const Names& names, std::size_t indent, const Path& path) {
+    const auto& conv = std::get<Conv>(n.spec.op);
+    const std::string buf = names[0] + "p";
+    std::string where(level_name(p.buffer.level));
+    if (p.buffer.layout != Layout::row_major()) where += " " + layout_text(p.buffer.layout);
+    emit(indent, "pad[" + where + " " + std::to_string(conv.pad[0]) + "x" + std::to_string(conv.pad[1]) + "] " + buf +
+                     " <- " + names[0], n);
+    Names body = names;
+    body[0] = buf;
+    const std::vector<Names> child_names{{buf}, {names[0], buf}, body};
+    for (std::size_t i = 0; i < n.children.size(); ++i) node(n.children[i], child_names[i], indent + 1, sub(path, i));
   }
 
   const PrintOptions& options_;

@@ -1,6 +1,8 @@
 // Views of tensors for the interpreter: a window of shape `shape` at `origin` in a real buffer of shape `buffer`
 // laid out in `layout`. Tiles, moves and windows are views; element access goes through Layout::offset, so a
-// wrong layout or origin reads the wrong element.
+// wrong layout or origin reads the wrong element. A view may also walk its buffer differently (ViewDim): drop
+// unit dimensions and step through a buffer dimension with a factor, as a conv's image seen as a matmul operand
+// does; the code generator's views (codegen/c_view.h) follow the same rule.
 #pragma once
 
 #include <array>
@@ -15,23 +17,62 @@ namespace kriek {
 inline constexpr std::size_t kMaxViewRank = 8;
 using Index = std::array<std::int64_t, kMaxViewRank>;
 
+/// How one dimension of a view walks its buffer: index i of it is `i * step` elements along buffer dimension `dim`.
+struct ViewDim {
+  std::size_t dim = 0;
+  std::int64_t step = 1;
+  friend bool operator==(const ViewDim&, const ViewDim&) = default;
+};
+
 struct View {
   float* base = nullptr;
   Shape buffer;  ///< the shape of the whole real buffer
   Layout layout;
-  Shape origin;  ///< where the view starts in the buffer
+  Shape origin;  ///< where the view starts in the buffer (one entry per buffer dimension)
   Shape shape;   ///< the view's extents
+  /// How each view dimension walks the buffer; empty: dimension d walks buffer dimension d with step 1.
+  std::vector<ViewDim> dims;
 
   std::size_t rank() const { return shape.size(); }
   /// The element at `index` (relative to the view's origin, rank() entries).
   float& at(const std::int64_t* index) const {
     Index absolute{};
-    for (std::size_t d = 0; d < shape.size(); ++d) absolute[d] = origin[d] + index[d];
+    for (std::size_t d = 0; d < origin.size(); ++d) absolute[d] = origin[d];
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      if (dims.empty()) absolute[d] += index[d];
+      else absolute[dims[d].dim] += index[d] * dims[d].step;
+    }
     return base[layout.offset(buffer, absolute.data())];
   }
   /// The sub-view at `offset` (relative to this view) of shape `extents`; asserts that it lies inside.
   View sub(const Shape& offset, const Shape& extents) const;
 };
+
+/// The view `v` seen through `map`: dimension d of the result walks v's dimension map[d].dim with map[d].step
+/// times its step, with extent shape[d]. v's dimensions that no result dimension walks must have extent 1 (they
+/// are dropped); a walked one must hold the result's extent. Works on the interpreter's and the code
+/// generator's views alike (both have `origin`, `shape` and `dims`).
+template <class V>
+V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
+  KRIEK_ASSERT(map.size() == shape.size(), "reshape of ", map.size(), " dimensions to rank ", shape.size());
+  std::vector<bool> walked(v.rank(), false);
+  V out = v;
+  out.shape = shape;
+  out.dims.clear();
+  for (std::size_t d = 0; d < map.size(); ++d) {
+    const ViewDim& m = map[d];
+    KRIEK_ASSERT(m.dim < v.rank(), "reshape walks dimension ", m.dim, " of a rank-", v.rank(), " view");
+    KRIEK_ASSERT(shape[d] <= 1 || (shape[d] - 1) * m.step < v.shape[m.dim], "reshape dimension ", d, " of ", shape[d],
+                 " steps of ", m.step, " leaves the extent ", v.shape[m.dim]);
+    walked[m.dim] = true;
+    const ViewDim inner = v.dims.empty() ? ViewDim{m.dim, 1} : v.dims[m.dim];
+    out.dims.push_back(ViewDim{inner.dim, inner.step * m.step});
+  }
+  for (std::size_t d = 0; d < v.rank(); ++d) {
+    KRIEK_ASSERT(walked[d] || v.shape[d] == 1, "reshape drops dimension ", d, " of extent ", v.shape[d]);
+  }
+  return out;
+}
 
 /// A whole buffer of `shape` in `layout` starting at `data`.
 inline View whole_view(float* data, const Shape& shape, const Layout& layout = Layout::row_major());
@@ -73,14 +114,15 @@ inline View View::sub(const Shape& offset, const Shape& extents) const {
   for (std::size_t d = 0; d < rank(); ++d) {
     KRIEK_ASSERT(offset[d] >= 0 && offset[d] + extents[d] <= shape[d], "sub-view dim ", d, " [", offset[d], ", ",
                  offset[d] + extents[d], ") outside extent ", shape[d]);
-    v.origin[d] += offset[d];
+    if (dims.empty()) v.origin[d] += offset[d];
+    else v.origin[dims[d].dim] += offset[d] * dims[d].step;
   }
   v.shape = extents;
   return v;
 }
 
 inline View whole_view(float* data, const Shape& shape, const Layout& layout) {
-  return View{data, shape, layout, Shape(shape.size(), 0), shape};
+  return View{data, shape, layout, Shape(shape.size(), 0), shape, {}};
 }
 
 inline std::vector<float> gather(const View& v) {

@@ -42,11 +42,13 @@ struct TileOut {
   template <class Archive> void serialize(Archive& ar) { ar(tile, parallel); }
 };
 
-/// Tiles the reduction dimension (Matmul's K, Conv's channels, ReduceSum's axis) by `k`, accumulating.
+/// Tiles a reduction by `k`, accumulating: `axis` 0 the op's main one (Matmul's K, Conv's channels, ReduceSum's
+/// axis), 1 a Conv's filter rows, 2 its filter columns (sched/support.h's ReductionAxis).
 struct Split {
   std::int64_t k = 1;
+  std::uint8_t axis = 0;
   friend bool operator==(const Split&, const Split&) = default;
-  template <class Archive> void serialize(Archive& ar) { ar(k); }
+  template <class Archive> void serialize(Archive& ar) { ar(k, axis); }
 };
 
 /// The report's sliding window: tiles output dimension `dim` by `size` and keeps the image's window in a buffer
@@ -86,6 +88,20 @@ struct Bufferize {
   template <class Archive> void serialize(Archive& ar) { ar(cut, level, layout); }
 };
 
+/// A Conv with a 1x1 window, no padding and one output row as a matmul over views of its operands (AsMatmul).
+struct ToMatmul {
+  friend bool operator==(const ToMatmul&, const ToMatmul&) = default;
+  template <class Archive> void serialize(Archive&) {}
+};
+
+/// A padded Conv reads a zero-bordered copy of its image made at `level` in `layout` (PadOp).
+struct PadImage {
+  Level level = Level::GL;
+  Layout layout;
+  friend bool operator==(const PadImage&, const PadImage&) = default;
+  template <class Archive> void serialize(Archive& ar) { ar(level, layout); }
+};
+
 /// Implements the Spec with a target kernel.
 struct Select {
   KernelKind kernel = KernelKind::scalar_mult_add;
@@ -93,7 +109,7 @@ struct Select {
   template <class Archive> void serialize(Archive& ar) { ar(kernel); }
 };
 
-using Action = std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, Select>;
+using Action = std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, ToMatmul, PadImage, Select>;
 
 /// Applies the action: an Impl node whose children are Holes, or NotApplicable. Never throws.
 ApplyResult apply(const Action& action, const Spec& spec, const Target& target);

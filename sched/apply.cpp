@@ -1,15 +1,17 @@
 // apply() and expand(): dispatch of an Action to its operator (apply builds the node expand describes), and action_text(), the words the REPL and error messages use
-// for actions: `tile_out 32 32 [parallel]`, `split 64`, `slide 0 32 L1 row`, `move in0 L1 row [v16]`,
+// for actions: `tile_out 32 32 [parallel]`, `split 64`, `split 1 fh`, `to_matmul`, `pad_image GL row`, `slide 0 32 L1 row`, `move in0 L1 row [v16]`,
 // `to_accum`, `bufferize 1 L1 row`, `select bcast_fma`.
 #include <sstream>
 
 #include "sched/bufferize.h"
 #include "sched/move_to.h"
+#include "sched/pad_image.h"
 #include "sched/select.h"
 #include "sched/slide.h"
 #include "sched/split.h"
 #include "sched/tile_out.h"
 #include "sched/to_accum.h"
+#include "sched/to_matmul.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
 
@@ -30,7 +32,12 @@ std::string text(const Action& action, const Spec* spec) {
                           for (auto e : a.tile) out << ' ' << e;
                           if (a.parallel) out << " parallel";
                         },
-                        [&](const Split& a) { out << "split " << a.k; },
+                        [&](const Split& a) {
+                          out << "split " << a.k;
+                          if (a.axis == 1) out << " fh";
+                          if (a.axis == 2) out << " fw";
+                          if (a.axis > 2) out << " axis" << int(a.axis);
+                        },
                         [&](const Slide& a) {
                           out << "slide " << int(a.dim) << ' ' << a.size << ' ' << level_name(a.level) << ' '
                               << layout_text(a.layout);
@@ -44,6 +51,10 @@ std::string text(const Action& action, const Spec* spec) {
                         [&](const Bufferize& a) {
                           out << "bufferize " << int(a.cut) << ' ' << level_name(a.level) << ' '
                               << layout_text(a.layout);
+                        },
+                        [&](const ToMatmul&) { out << "to_matmul"; },
+                        [&](const PadImage& a) {
+                          out << "pad_image " << level_name(a.level) << ' ' << layout_text(a.layout);
                         },
                         [&](const Select& a) { out << "select " << kernel_name(a.kernel); }},
              action);
@@ -77,6 +88,8 @@ ExpandResult expand(const Action& action, const Spec& spec, const Target& target
                                  [&](const MoveTo& a) { return expand_move_to(a, spec, target); },
                                  [&](const ToAccum& a) { return expand_to_accum(a, spec, target); },
                                  [&](const Bufferize& a) { return expand_bufferize(a, spec, target); },
+                                 [&](const ToMatmul& a) { return expand_to_matmul(a, spec, target); },
+                                 [&](const PadImage& a) { return expand_pad_image(a, spec, target); },
                                  [&](const Select& a) { return expand_select(a, spec, target); }},
                       action);
   } catch (const UserError& e) {
@@ -97,6 +110,8 @@ ApplyResult apply(const Action& action, const Spec& spec, const Target& target) 
                                [&](MoveOp& k) { return make_move(spec, std::move(k), std::move(holes)); },
                                [&](Block& k) { return make_block(spec, std::move(k), std::move(holes)); },
                                [&](Pipeline& k) { return make_pipeline(spec, std::move(k), std::move(holes)); },
+                               [&](AsMatmul&) { return make_as_matmul(spec, std::move(holes)); },
+                               [&](PadOp& k) { return make_pad(spec, std::move(k), std::move(holes)); },
                                [&](KernelCall& k) { return make_kernel(spec, k.kernel, target); },
                                [&](Hole&) { return make_hole(spec); }},
                     e.kind);

@@ -46,6 +46,9 @@ class Defaulter {
   ImplPtr step(const Spec& spec) {
     const auto kernels = kernels_for(spec, target_);
     if (!kernels.empty()) return make_kernel(spec, kernels.front(), target_);
+    if (const auto* conv = std::get_if<Conv>(&spec.op); conv && conv->padded()) {
+      return then(PadImage{spec.input(0).level, Layout::row_major()}, spec);
+    }
     if (std::holds_alternative<Compose>(spec.op)) {
       return then(Bufferize{1, target_.levels.front().level, Layout::row_major()}, spec);
     }

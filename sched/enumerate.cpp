@@ -5,17 +5,25 @@
 
 #include "sched/bufferize.h"
 #include "sched/move_to.h"
+#include "sched/pad_image.h"
 #include "sched/select.h"
 #include "sched/slide.h"
 #include "sched/split.h"
 #include "sched/support.h"
 #include "sched/tile_out.h"
 #include "sched/to_accum.h"
+#include "sched/to_matmul.h"
 
 namespace kriek {
 namespace {
 
 using namespace sched_detail;
+
+/// The leading output dimensions of a Conv that tile_out cuts only to 1: its batch and rows (0 for other ops).
+std::size_t conv_row_dims(const Spec& spec) {
+  if (!std::holds_alternative<Conv>(spec.op)) return 0;
+  return spec.input(0).rank() == 4 ? 2 : 1;
+}
 
 void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const Shape& shape = spec.output().shape;
@@ -23,9 +31,15 @@ void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out)
   if (rank == 0) return;
   std::vector<std::vector<std::int64_t>> grids;
   std::size_t total = 1;
+  // A conv's batch and rows are tiled to 1 or kept whole (conv_row_dims).
+  const std::size_t row_dims = conv_row_dims(spec);
   for (std::size_t d = 0; d < rank; ++d) {
     // 3 and 6 make register tiles' rows; the innermost dimension is cut by vector widths (powers of two).
-    grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
+    if (d < row_dims) {
+      grids.push_back(shape[d] > 1 ? std::vector<std::int64_t>{1, shape[d]} : std::vector<std::int64_t>{1});
+    } else {
+      grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
+    }
     total *= grids.back().size();
   }
   out.reserve(out.size() + 2 * total + 64);
@@ -45,12 +59,20 @@ void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out)
 }
 
 void splits(const Spec& spec, const Target& target, std::vector<Action>& out) {
-  const auto r = reduction_of(spec);
-  if (!r || !accumulates(spec.op)) return;
-  for (std::int64_t k : tile_sizes(r->extent, false, false)) {
-    if (!split_fails(Split{k}, spec, target)) out.emplace_back(Split{k});
+  if (!accumulates(spec.op)) return;
+  if (const auto r = reduction_of(spec)) {
+    for (std::int64_t k : tile_sizes(r->extent, false, false)) {
+      if (!split_fails(Split{k}, spec, target)) out.emplace_back(Split{k});
+    }
+  }
+  // A conv's taps one at a time (filter rows, then columns).
+  for (std::uint8_t axis : {1, 2}) {
+    const Split s{1, axis};
+    if (!split_fails(s, spec, target)) out.emplace_back(s);
   }
 }
+
+
 
 /// The memory levels the target has among GL, L2, L1, slowest first, not slower than `floor`.
 std::vector<Level> memory_levels(const Target& target, Level floor) {
@@ -73,6 +95,15 @@ void slides(const Spec& spec, const Target& target, std::vector<Action>& out) {
         if (!slide_fails(s, spec, target)) out.emplace_back(s);
       }
     }
+  }
+}
+
+void pad_images(const Spec& spec, const Target& target, std::vector<Action>& out) {
+  const auto* conv = std::get_if<Conv>(&spec.op);
+  if (conv == nullptr || !conv->padded()) return;
+  for (Level l : memory_levels(target, spec.input(0).level)) {
+    const PadImage p{l, Layout::row_major()};
+    if (!pad_image_fails(p, spec, target)) out.emplace_back(p);
   }
 }
 
@@ -160,6 +191,8 @@ std::vector<Action> enumerate_actions(const Spec& spec, const Target& target) {
   moves(spec, target, out);
   if (!to_accum_fails(ToAccum{}, spec, target)) out.emplace_back(ToAccum{});
   bufferizes(spec, target, out);
+  if (!to_matmul_fails(ToMatmul{}, spec, target)) out.emplace_back(ToMatmul{});
+  pad_images(spec, target, out);
   for (KernelKind k : kernels_for(spec, target)) out.emplace_back(Select{k});
   return out;
 }

@@ -21,8 +21,13 @@
 //   1. tile_out over the product of the output dimensions' grids (E included, the whole output excluded; the
 //      small threes in every dimension but the innermost),
 //      dimension 0 outermost, sizes increasing; each tile serial, then parallel unless serial_only or the Spec
-//      has under 4 MFLOP of work (a thread team costs more than it saves there);
-//   2. split over the grid below the reduction extent (without the small threes);
+//      has under 4 MFLOP of work (a thread team costs more than it saves there). A Conv's batch and rows take
+//      only 1 and their extent: a conv reaches the matmul kernels one output row at a time (to_matmul's M is a
+//      run along the row), rows tiles between 1 and the whole share no registers, and sliding windows across
+//      rows are slide's; this keeps the conv search from multiplying every row tile by every column tile;
+//   2. split over the grid below the reduction extent (without the small threes), then a conv's filter rows and
+//      columns by 1 (a loop over the taps; larger tap tiles would leave boundary tiles of 3x3 filters and save
+//      nothing the channel split does not);
 //   3. slide of each spatial output dimension of a Conv over the grid below its extent, with the window at GL,
 //      L2, L1 (those the target has and not slower than the image), row-major;
 //   4. move_to of each operand (inputs, then the output) to each level faster than its own that holds it,
@@ -33,7 +38,9 @@
 //      dimension (a layout that places elements like an earlier one is skipped; outputs are never packed);
 //      VRF row-major with the target's vector size; RF row-major for single elements. Column-major and other
 //      layouts stay reachable by hand (the fluent API, the REPL) but the search does not try them;
-//   5. to_accum; 6. bufferize at each cut in GL, then L1, row-major; 7. select of every legal kernel.
+//   5. to_accum; 6. bufferize at each cut in GL, then L1, row-major; 7. to_matmul; 8. pad_image at GL, L2, L1
+//      (those the target has, not slower than the image, holding the padded image), row-major; 9. select of every
+//      legal kernel.
 // Every action returned applies (the checks are the operators' own `*_fails` functions, which build no node).
 #pragma once
 

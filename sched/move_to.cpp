@@ -55,6 +55,18 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
     }
     return std::nullopt;
   }
+  if (std::holds_alternative<Conv>(spec.op)) {
+    // A conv's output tile in registers accumulates over its taps and channels; to_matmul then hands it to the
+    // matmul kernels (bcast_fma), which read the image from memory.
+    if (i + 1 != spec.operands.size()) return fail("vector kernels read a conv's image and filters from memory");
+    if (is_register_level(spec.input(0).level) || is_register_level(spec.input(1).level)) {
+      return fail("vector kernels read a conv's image and filters from memory");
+    }
+    if (spec.output().shape.back() % width != 0) {
+      return fail("the output channels ", spec.output().shape.back(), " are not a multiple of the vector size ", width);
+    }
+    return std::nullopt;
+  }
   return fail("no vector kernel implements ", op_word(spec.op));
 }
 

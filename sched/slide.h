@@ -15,7 +15,8 @@ namespace kriek {
 ///   (5) `level` is not a register level (VRF, RF);
 ///   (6) `level` is not slower than the image's level;
 ///   (7) `layout` is valid for the image's rank;
-///   (8) an output in VRF is cut into whole vector registers.
+///   (8) an output in VRF is cut into whole vector registers;
+///   (9) the conv has stride 1 and no padding.
 /// One loop axis; the image's rows (or columns) follow it with halo F-1 and live in the window
 /// SlideWindow{0, level, layout}; the output follows it; the filters are whole.
 ExpandResult expand_slide(const Slide& action, const Spec& spec, const Target& target);

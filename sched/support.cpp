@@ -1,6 +1,7 @@
 // The shared helpers of the Sched operators (see support.h).
 #include "sched/support.h"
 
+#include "spec/conv_geometry.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
 
@@ -15,6 +16,8 @@ Expansion expansion(const Spec& spec, NodeKind kind) {
                         },
                         [&](MoveOp& move) { e.children = move_child_specs(spec, move); },
                         [&](Pipeline& p) { e.children = pipeline_child_specs(spec, p); },
+                        [&](AsMatmul&) { e.children = {as_matmul_child_spec(spec)}; },
+                        [&](PadOp& p) { e.children = pad_child_specs(spec, p); },
                         [&](KernelCall&) {},
                         [&](Block&) { KRIEK_ASSERT(false, "expansion() of a Block: its children are not implied"); },
                         [&](Hole&) { KRIEK_ASSERT(false, "expansion() of a Hole: it has no children"); }},
@@ -28,28 +31,42 @@ bool layout_valid(const Layout& layout, std::size_t rank) {
   return layout.dim < rank && layout.block >= 1;
 }
 
-std::optional<Reduction> reduction_of(const Spec& spec) {
+std::optional<Reduction> reduction_of(const Spec& spec, ReductionAxis axis) {
   const std::size_t n = spec.operands.size();
-  Reduction r{std::vector<int>(n, -1), 0};
+  Reduction r{std::vector<DimMap>(n), std::vector<int>(n, -1), 0};
+  auto follow = [&](std::size_t operand, std::size_t dim, std::int64_t halo) {
+    r.dim[operand] = static_cast<int>(dim);
+    r.map[operand] = DimMap{0, halo, 1};
+  };
+  if (axis != ReductionAxis::main) {
+    const auto* conv = std::get_if<Conv>(&spec.op);
+    if (conv == nullptr) return std::nullopt;
+    const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
+    const std::size_t s = axis == ReductionAxis::filter_rows ? 0 : 1;
+    follow(0, g.row_dim + s, (g.out(s) - 1) * g.stride[s]);
+    follow(1, s, 0);
+    r.extent = g.filter(s);
+    return r;
+  }
   return std::visit(
       overloaded{
           [&](const Matmul&) -> std::optional<Reduction> {
             const std::size_t rank = spec.input(0).rank();
-            r.dim[0] = static_cast<int>(rank - 1);
-            r.dim[1] = static_cast<int>(rank - 2);
+            follow(0, rank - 1, 0);
+            follow(1, rank - 2, 0);
             r.extent = spec.input(0).shape[rank - 1];
             return r;
           },
           [&](const Conv&) -> std::optional<Reduction> {
             const std::size_t rank = spec.input(0).rank();
             if (rank < 3) return std::nullopt;
-            r.dim[0] = static_cast<int>(rank - 1);
-            r.dim[1] = 2;
+            follow(0, rank - 1, 0);
+            follow(1, 2, 0);
             r.extent = spec.input(0).shape[rank - 1];
             return r;
           },
           [&](const ReduceSum& s) -> std::optional<Reduction> {
-            r.dim[0] = s.axis;
+            follow(0, s.axis, 0);
             r.extent = spec.input(0).shape[s.axis];
             return r;
           },
@@ -59,6 +76,16 @@ std::optional<Reduction> reduction_of(const Spec& spec) {
           [](const Binary&) -> std::optional<Reduction> { return std::nullopt; },
           [](const Compose&) -> std::optional<Reduction> { return std::nullopt; }},
       spec.op);
+}
+
+const Conv* padded_conv(const Op& op) {
+  if (const auto* c = std::get_if<Conv>(&op)) return c->padded() ? c : nullptr;
+  if (const auto* c = std::get_if<Compose>(&op)) {
+    for (const PrimitiveOp& stage : c->stages) {
+      if (const auto* conv = std::get_if<Conv>(&stage); conv && conv->padded()) return conv;
+    }
+  }
+  return nullptr;
 }
 
 bool whole_registers(const TensorSpec& t, const Shape& tile) {
@@ -82,8 +109,8 @@ int vrf_operand_split(const Spec& spec, const Loop& loop) {
       if (m.axis < 0) continue;
       const LoopAxis& a = loop.axes[static_cast<std::size_t>(m.axis)];
       const std::int64_t b = (*box)[d];
-      if (a.tile % b != 0 || (a.tile + m.halo) % b != 0) return static_cast<int>(i);
-      if (a.remainder() != 0 && (a.remainder() + m.halo) % b != 0) return static_cast<int>(i);
+      if (a.tile % b != 0 || m.extent(a.tile) % b != 0) return static_cast<int>(i);
+      if (a.remainder() != 0 && m.extent(a.remainder()) % b != 0) return static_cast<int>(i);
     }
   }
   return -1;

@@ -32,14 +32,24 @@ Expansion expansion(const Spec& spec, NodeKind kind);
 /// at least 1.
 bool layout_valid(const Layout& layout, std::size_t rank);
 
-/// The reduction dimension an op can split: the operand dimension each operand has it in (-1: none), and its
-/// extent. Matmul's K (lhs's last dimension, rhs's second to last), Conv's channels (rank-3 and rank-4 forms),
-/// ReduceSum's axis. nullopt for ops without one (Conv's rank-2 form, elementwise ops, Compose).
+/// Which reduction a split loops over: the op's main one (Matmul's K, Conv's channels in the rank-3 and rank-4
+/// forms, ReduceSum's axis), or a Conv's filter rows or columns (its taps: the image window shifts with them).
+enum class ReductionAxis : std::uint8_t { main = 0, filter_rows = 1, filter_columns = 2 };
+
+/// A reduction an op can split: how each operand follows it (DimMap with axis 0, or whole), and its extent.
+/// A conv's taps move its image by one row (column) per tap, over a window of (OH - 1) * stride more rows.
 struct Reduction {
-  std::vector<int> dim;  ///< per operand
+  std::vector<DimMap> map;  ///< per operand: the dimension that follows the reduction, axis -1 for none
+  std::vector<int> dim;     ///< per operand: that dimension's index, -1 for none
   std::int64_t extent = 0;
 };
-std::optional<Reduction> reduction_of(const Spec& spec);
+/// The reduction `axis` of the Spec, or nullopt for ops without it (elementwise ops, Compose, Conv's rank-2 form
+/// for `main`, anything but Conv for the filter axes).
+std::optional<Reduction> reduction_of(const Spec& spec, ReductionAxis axis = ReductionAxis::main);
+
+/// The first padded Conv among the op's stages (the op itself when primitive), or nullptr: Sched steps other than
+/// pad_image require none.
+const Conv* padded_conv(const Op& op);
 
 /// For an operand in VRF: true when a tile of shape `tile` (and the remainders `extent % tile`) holds whole
 /// registers, i.e. every extent is a multiple of the register box's. Always true for other levels.

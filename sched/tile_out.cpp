@@ -6,6 +6,7 @@
 #include "sched/tile_out.h"
 
 #include "sched/support.h"
+#include "spec/conv_geometry.h"
 #include "spec/overloaded.h"
 
 namespace kriek {
@@ -13,12 +14,14 @@ namespace {
 
 using namespace sched_detail;
 
-constexpr DimMap kWhole{-1, 0};
+constexpr DimMap kWhole{-1, 0, 1};
 
-/// `m` with `halo` more overlap, or the whole extent when `m` follows no axis.
-DimMap widened(const DimMap& m, std::int64_t halo) {
+/// The image dimension a conv reads for an output dimension that follows `m`, with `stride` and a filter extent
+/// of `filter`: a tile of E outputs reads (E - 1) * stride + filter inputs, so steps multiply and the halo grows
+/// (DimMap::extent composes), or the whole extent when `m` follows no axis.
+DimMap windowed(const DimMap& m, std::int64_t stride, std::int64_t filter) {
   if (m.axis < 0) return kWhole;
-  return DimMap{m.axis, m.halo + halo};
+  return DimMap{m.axis, m.halo * stride + filter - 1, m.step * stride};
 }
 
 /// Input maps of one primitive op with input shapes `in` and output shape `out` whose map is `o`.
@@ -34,15 +37,13 @@ std::vector<OperandMap> input_maps(const PrimitiveOp& op, const std::vector<Shap
             b[r - 1] = o[r - 1];
             return {a, b};
           },
-          [&](const Conv&) -> std::vector<OperandMap> {
-            const Shape& img = in[0];
-            const Shape& f = in[1];
-            const std::size_t ri = img.size();
-            const std::size_t h = ri == 4 ? 1 : 0;  // image and output dimension of the rows
-            OperandMap im(ri, kWhole), fm(f.size(), kWhole);
-            if (ri == 4) im[0] = o[0];
-            im[h] = widened(o[h], f[0] - 1);
-            im[h + 1] = widened(o[h + 1], f[1] - 1);
+          [&](const Conv& conv) -> std::vector<OperandMap> {
+            const ConvGeometry g = conv_geometry(conv, in[0], in[1]);
+            const std::size_t h = g.row_dim;  // image and output dimension of the rows
+            OperandMap im(g.rank, kWhole), fm(in[1].size(), kWhole);
+            if (g.rank == 4) im[0] = o[0];
+            im[h] = windowed(o[h], g.stride[0], g.fh);
+            im[h + 1] = windowed(o[h + 1], g.stride[1], g.fw);
             fm.back() = o.back();
             return {im, fm};
           },
@@ -113,7 +114,7 @@ OperandMap output_axes(const Shape& output, const Shape& tile, std::vector<LoopA
   OperandMap m(output.size(), kWhole);
   for (std::size_t d = 0; d < output.size(); ++d) {
     if (tile[d] >= output[d]) continue;
-    m[d] = DimMap{static_cast<std::int8_t>(axes.size()), 0};
+    m[d] = DimMap{static_cast<std::int8_t>(axes.size()), 0, 1};
     axes.push_back(LoopAxis{output[d], tile[d]});
   }
   return m;
@@ -149,6 +150,9 @@ Why shape_fails(const TileOut& action, const Spec& spec) {
   }
   if (action.parallel && spec.serial_only) {
     return not_applicable("tile_out", 4, "a parallel loop in a serial_only Spec");
+  }
+  if (const Conv* conv = padded_conv(spec.op)) {
+    return not_applicable("tile_out", 7, "a conv is padded (", conv->pad[0], "x", conv->pad[1], "); pad_image first");
   }
   return std::nullopt;
 }

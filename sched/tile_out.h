@@ -1,5 +1,5 @@
 // tile_out: the Kriek report's tile loop. Loops over tiles of the output of shape `tile`; every input is tiled to
-// match (see tile_maps.h), convolution images with their halo; boundary tiles cover remainders.
+// match, convolution images with their halo and stride; boundary tiles cover remainders.
 #pragma once
 
 #include "sched/action.h"
@@ -13,7 +13,9 @@ namespace kriek {
 ///   (4) a parallel loop is not allowed when the Spec is serial_only;
 ///   (5) every operand in VRF is cut into whole vector registers (tiles and boundary tiles);
 ///   (6) in a Move between VRF and memory, every tile of the memory side stays contiguous (vec_load and vec_store
-///       need it; without this the tiles would be dead ends).
+///       need it; without this the tiles would be dead ends);
+///   (7) no conv of the Spec (a Compose's stages included) is padded: a tile's image window would start before
+///       the image (pad_image makes the padding real first).
 /// The loop has one axis per tiled output dimension, in dimension order; loop kind tile; serial bodies when
 /// parallel.
 ExpandResult expand_tile_out(const TileOut& action, const Spec& spec, const Target& target);

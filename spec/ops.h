@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <boost/container_hash/hash.hpp>
+#include <cereal/types/array.hpp>
 #include <cereal/types/variant.hpp>
 #include <cereal/types/vector.hpp>
 
@@ -27,17 +28,28 @@ struct Matmul {
   template <class Archive> void serialize(Archive& ar) { ar(accumulate); }
 };
 
-/// 2-D convolution (cross-correlation, stride 1, no padding), operands image, filters, output, in one of three
-/// forms chosen by the image's rank:
-///   rank 2 (the Kriek report's Figure 2): image H×W, filters FH×FW×F, output (H-FH+1)×(W-FW+1)×F;
+/// 2-D convolution (cross-correlation) with strides and zero padding, operands image, filters, output, in one of
+/// three forms chosen by the image's rank:
+///   rank 2 (the Kriek report's Figure 2): image H×W, filters FH×FW×F, output OH×OW×F;
 ///   rank 3: image H×W×C, filters FH×FW×C×F, output OH×OW×F;
-///   rank 4: image N×H×W×C, filters FH×FW×C×F, output N×OH×OW×F.
-/// out[n,y,x,f] (+)= sum_{c,i,j} image[n,y+i,x+j,c] * filters[i,j,c,f].
+///   rank 4: image N×H×W×C, filters FH×FW×C×F, output N×OH×OW×F;
+/// OH = (H + 2·pad[0] - FH) / stride[0] + 1 (rounded down), OW likewise with pad[1], stride[1].
+/// out[n,y,x,f] (+)= sum_{c,i,j} image[n, y·sy + i - py, x·sx + j - px, c] * filters[i,j,c,f], where image
+/// elements outside H×W read as 0. Index 0 of `stride` and `pad` is the rows, 1 the columns.
 struct Conv {
   bool accumulate = false;
+  std::array<std::uint32_t, 2> stride{1, 1};
+  std::array<std::uint32_t, 2> pad{0, 0};
+  /// True when some padding is nonzero.
+  bool padded() const { return pad[0] != 0 || pad[1] != 0; }
   friend bool operator==(const Conv&, const Conv&) = default;
-  friend std::size_t hash_value(const Conv& c) { return boost::hash_value(c.accumulate) + 0x51; }
-  template <class Archive> void serialize(Archive& ar) { ar(accumulate); }
+  friend std::size_t hash_value(const Conv& c) {
+    std::size_t seed = boost::hash_value(c.accumulate) + 0x51;
+    boost::hash_combine(seed, boost::hash_range(c.stride.begin(), c.stride.end()));
+    boost::hash_combine(seed, boost::hash_range(c.pad.begin(), c.pad.end()));
+    return seed;
+  }
+  template <class Archive> void serialize(Archive& ar) { ar(accumulate, stride, pad); }
 };
 
 /// out = in: a copy between levels and/or layouts. Operands in, out (same shape and dtype).

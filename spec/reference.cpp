@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "spec/conv_geometry.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
 #include "spec/reference.h"
@@ -29,23 +30,24 @@ void run_primitive(const PrimitiveOp& op, const std::vector<Shape>& shapes, std:
                   out[(b * m + i) * n + j] = acc;
                 }
           },
-          [&](const Conv&) {
-            const Shape& img = shapes[0];
-            const Shape& f = shapes[1];
-            const std::size_t r = img.size();
-            const std::int64_t batch = r == 4 ? img[0] : 1, h = img[r == 4 ? 1 : 0], w = img[r == 4 ? 2 : 1];
-            const std::int64_t c = r >= 3 ? img[r - 1] : 1, fh = f[0], fw = f[1], nf = f.back();
-            const std::int64_t oh = h - fh + 1, ow = w - fw + 1;
-            for (std::int64_t b = 0; b < batch; ++b)
-              for (std::int64_t y = 0; y < oh; ++y)
-                for (std::int64_t x = 0; x < ow; ++x)
-                  for (std::int64_t o = 0; o < nf; ++o) {
-                    float acc = out[((b * oh + y) * ow + x) * nf + o];
-                    for (std::int64_t i = 0; i < fh; ++i)
-                      for (std::int64_t j = 0; j < fw; ++j)
-                        for (std::int64_t ch = 0; ch < c; ++ch)
-                          acc += in[0][((b * h + y + i) * w + x + j) * c + ch] * in[1][((i * fw + j) * c + ch) * nf + o];
-                    out[((b * oh + y) * ow + x) * nf + o] = acc;
+          [&](const Conv& conv) {
+            const ConvGeometry g = conv_geometry(conv, shapes[0], shapes[1]);
+            for (std::int64_t b = 0; b < g.batch; ++b)
+              for (std::int64_t y = 0; y < g.oh; ++y)
+                for (std::int64_t x = 0; x < g.ow; ++x)
+                  for (std::int64_t o = 0; o < g.f; ++o) {
+                    float acc = out[((b * g.oh + y) * g.ow + x) * g.f + o];
+                    for (std::int64_t i = 0; i < g.fh; ++i) {
+                      const std::int64_t iy = y * g.stride[0] + i - g.pad[0];
+                      if (iy < 0 || iy >= g.h) continue;  // padding reads 0
+                      for (std::int64_t j = 0; j < g.fw; ++j) {
+                        const std::int64_t ix = x * g.stride[1] + j - g.pad[1];
+                        if (ix < 0 || ix >= g.w) continue;
+                        for (std::int64_t ch = 0; ch < g.c; ++ch)
+                          acc += in[0][((b * g.h + iy) * g.w + ix) * g.c + ch] * in[1][((i * g.fw + j) * g.c + ch) * g.f + o];
+                      }
+                    }
+                    out[((b * g.oh + y) * g.ow + x) * g.f + o] = acc;
                   }
           },
           [&](const Move&) { std::copy(in[0], in[0] + n_out, out); },

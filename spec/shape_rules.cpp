@@ -2,6 +2,7 @@
 // that disagree.
 #include <sstream>
 
+#include "spec/conv_geometry.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
 #include "spec/spec.h"
@@ -25,26 +26,13 @@ Shape matmul_shape(const Shape& a, const Shape& b) {
   return out;
 }
 
-Shape conv_shape(const Shape& img, const Shape& f) {
-  const std::size_t r = img.size();
-  if (r < 2 || r > 4) user_error("conv image must be rank 2, 3 or 4, got ", shape_text(img));
-  const std::size_t want_f = r == 2 ? 3 : 4;
-  if (f.size() != want_f) {
-    user_error("conv filters for a rank-", r, " image must be rank ", want_f, ", got ", shape_text(f));
-  }
-  const std::size_t h = r == 4 ? 1 : 0;
-  if (r >= 3 && img[r - 1] != f[2]) {
-    user_error("conv channels disagree: image ", shape_text(img), " has ", img[r - 1], ", filters ", shape_text(f),
-               " have ", f[2]);
-  }
-  if (f[0] > img[h] || f[1] > img[h + 1]) {
-    user_error("conv filters ", shape_text(f), " are larger than the image ", shape_text(img));
-  }
+Shape conv_shape(const Conv& conv, const Shape& img, const Shape& f) {
+  const ConvGeometry g = conv_geometry(conv, img, f);
   Shape out;
-  if (r == 4) out.push_back(img[0]);
-  out.push_back(img[h] - f[0] + 1);
-  out.push_back(img[h + 1] - f[1] + 1);
-  out.push_back(f.back());
+  if (g.rank == 4) out.push_back(g.batch);
+  out.push_back(g.oh);
+  out.push_back(g.ow);
+  out.push_back(g.f);
   return out;
 }
 
@@ -74,7 +62,7 @@ Shape infer_output_shape(const PrimitiveOp& op, std::span<const Shape> in) {
     }
   }
   return std::visit(overloaded{[&](const Matmul&) { return matmul_shape(in[0], in[1]); },
-                               [&](const Conv&) { return conv_shape(in[0], in[1]); },
+                               [&](const Conv& c) { return conv_shape(c, in[0], in[1]); },
                                [&](const Move&) { return in[0]; },
                                [&](const Zero&) -> Shape {
                                  KRIEK_ASSERT(false, "zero has no inputs to infer from");

@@ -17,7 +17,19 @@ std::string op_text(const PrimitiveOp& op) {
   std::ostringstream out;
   out << op_word(op);
   std::visit(overloaded{[&](const Matmul& m) { out << (m.accumulate ? "[acc]" : ""); },
-                        [&](const Conv& c) { out << (c.accumulate ? "[acc]" : ""); },
+                        [&](const Conv& c) {
+                          // Only what differs from the defaults, so texts written before strides and padding
+                          // existed read and print the same.
+                          std::vector<std::string> mods;
+                          if (c.accumulate) mods.push_back("acc");
+                          auto pair = [](const std::array<std::uint32_t, 2>& v) {
+                            return v[0] == v[1] ? std::to_string(v[0]) : std::to_string(v[0]) + "x" + std::to_string(v[1]);
+                          };
+                          if (c.stride != Conv{}.stride) mods.push_back("stride=" + pair(c.stride));
+                          if (c.pad != Conv{}.pad) mods.push_back("pad=" + pair(c.pad));
+                          for (std::size_t i = 0; i < mods.size(); ++i) out << (i ? "," : "[") << mods[i];
+                          if (!mods.empty()) out << "]";
+                        },
                         [&](const ReduceSum& r) { out << "[axis=" << int(r.axis) << (r.accumulate ? ",acc]" : "]"); },
                         [](const Move&) {}, [](const Zero&) {}, [](const Unary&) {}, [](const Binary&) {}},
              op);
@@ -147,7 +159,17 @@ std::optional<Layout> parse_layout(const std::string& s) {
   return Layout::blocked(static_cast<std::uint8_t>(std::stoi(d)), static_cast<std::uint32_t>(std::stoul(b)));
 }
 
-/// A primitive op from its word and modifiers, e.g. "reducesum[axis=1,acc]".
+/// "N" or "NxM" (rows x columns) after a conv modifier's '=', e.g. the "2x1" of "stride=2x1".
+std::optional<std::array<std::uint32_t, 2>> parse_pair(const std::string& v) {
+  const auto x = v.find('x');
+  const std::string a = v.substr(0, x), b = x == std::string::npos ? a : v.substr(x + 1);
+  for (const std::string& n : {a, b}) {
+    if (n.empty() || n.size() > 6 || !std::all_of(n.begin(), n.end(), ::isdigit)) return std::nullopt;
+  }
+  return std::array<std::uint32_t, 2>{static_cast<std::uint32_t>(std::stoul(a)), static_cast<std::uint32_t>(std::stoul(b))};
+}
+
+/// A primitive op from its word and modifiers, e.g. "reducesum[axis=1,acc]", "conv[stride=2,pad=1]".
 std::optional<PrimitiveOp> parse_primitive(std::string word) {
   std::string mods;
   if (const auto open = word.find('['); open != std::string::npos) {
@@ -157,6 +179,7 @@ std::optional<PrimitiveOp> parse_primitive(std::string word) {
   }
   bool acc = false;
   int axis = -1;
+  std::optional<std::array<std::uint32_t, 2>> stride, pad;
   std::stringstream in(mods);
   std::string m;
   while (std::getline(in, m, ',')) {
@@ -167,17 +190,28 @@ std::optional<PrimitiveOp> parse_primitive(std::string word) {
     } else if (m.rfind("axis=", 0) == 0 && m.size() > 5 && m.size() < 8 &&
                std::all_of(m.begin() + 5, m.end(), ::isdigit)) {
       axis = std::stoi(m.substr(5));
+    } else if (m.rfind("stride=", 0) == 0 && !stride) {
+      if (!(stride = parse_pair(m.substr(7)))) return std::nullopt;
+    } else if (m.rfind("pad=", 0) == 0 && !pad) {
+      if (!(pad = parse_pair(m.substr(4)))) return std::nullopt;
     } else {
       return std::nullopt;
     }
   }
+  if (word == "conv") {
+    if (axis >= 0) return std::nullopt;
+    Conv c{acc};
+    if (stride) c.stride = *stride;
+    if (pad) c.pad = *pad;
+    return c;
+  }
+  if (stride || pad) return std::nullopt;
   if (word == "reducesum") {
     if (axis < 0) return std::nullopt;
     return ReduceSum{static_cast<std::uint8_t>(axis), acc};
   }
   if (axis >= 0) return std::nullopt;
   if (word == "matmul") return Matmul{acc};
-  if (word == "conv") return Conv{acc};
   if (acc) return std::nullopt;
   if (word == "move") return Move{};
   if (word == "zero") return Zero{};
@@ -224,7 +258,8 @@ Spec parse_spec(std::string_view text, const Target& target) {
   if (p.size() == 0) user_error("empty spec text");
   Spec spec;
   const auto op = parse_op(p.at(0));
-  if (!op) p.fail("unknown op (matmul, conv, move, zero, relu, add, mul, sub, max, reducesum[axis=N], compose[...])", 0);
+  if (!op) p.fail("unknown op (matmul, conv[stride=S,pad=P], move, zero, relu, add, mul, sub, max, reducesum[axis=N], "
+           "compose[...])", 0);
   spec.op = *op;
   std::size_t i = 1;
   auto dtype_at = [&](std::size_t t) {

@@ -32,7 +32,7 @@ TEST_CASE("every Action alternative round-trips by its tag", "[cache]") {
   const std::vector<Action> actions = {
       TileOut{{32, 16}, true}, Split{64}, Slide{1, 8, Level::L1, Layout::blocked(1, 16)},
       MoveTo{2, Level::VRF, Layout::row_major(), 16}, ToAccum{}, Bufferize{1, Level::L2, Layout::col_major()},
-      Select{KernelKind::bcast_fma}};
+      Split{1, 2}, ToMatmul{}, PadImage{Level::L2, Layout::row_major()}, Select{KernelKind::bcast_fma}};
   for (const Action& a : actions) {
     std::ostringstream out(std::ios::binary);
     {
@@ -55,11 +55,11 @@ TEST_CASE("an action's encoding starts with its own tag, not its position in the
   REQUIRE(bytes.size() >= 3);
   CHECK(bytes[0] == 7);  // Select's tag, little-endian u16
   CHECK(bytes[1] == 0);
-  CHECK(bytes[2] == 1);  // version
+  CHECK(bytes[2] == 2);  // version
 }
 
 TEST_CASE("an unknown action tag or version is a UserError", "[cache]") {
-  for (auto [tag, version, message] : {std::tuple{std::uint16_t{99}, std::uint8_t{1}, "unknown tag 99"},
+  for (auto [tag, version, message] : {std::tuple{std::uint16_t{99}, std::uint8_t{2}, "unknown tag 99"},
                                        std::tuple{std::uint16_t{1}, std::uint8_t{9}, "version 9"}}) {
     std::ostringstream out(std::ios::binary);
     {

@@ -58,6 +58,8 @@ void count_features(const ImplNode& n, std::map<std::string, int>& seen) {
     if (l->body_masks.size() > 1) ++seen["boundary"];
   }
   if (std::holds_alternative<Pipeline>(n.kind)) ++seen["pipeline"];
+  if (std::holds_alternative<PadOp>(n.kind)) ++seen["pad"];
+  if (std::holds_alternative<AsMatmul>(n.kind)) ++seen["as_matmul"];
   if (const auto* m = std::get_if<MoveOp>(&n.kind); m && !m->alias && storage_of(m->dest.level) == Storage::memory) {
     ++seen["buffer"];
   }
@@ -110,7 +112,7 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
   for (const auto& [feature, n] : seen) std::cout << "  " << feature << ": " << n << "\n";
   CHECK(verified == kernels);  // every kernel was loaded, run and compared: none skipped
   // The suite must reach every kernel and the interesting code paths, or it proves little.
-  std::vector<std::string> features = {"boundary", "pipeline", "buffer", "slide window"};
+  std::vector<std::string> features = {"boundary", "pipeline", "buffer", "slide window", "pad"};
   for (KernelKind k : kAllKernels) features.emplace_back(kernel_name(k));
   for (const std::string& feature : features) {
     INFO("feature " << feature);

@@ -231,6 +231,14 @@ TEST_CASE("direct_conv: conv[acc] with a one-element RF output, image and filter
   rejects(k, conv(ts({5, 5}), ts({5, 5, 1}), ts({1, 1, 1})), "is not in RF");
   rejects(k, conv(ts({1, 16}, Level::VRF, Layout::row_major(), 16), ts({1, 16, 1}), rf({1, 1, 1})),
           "is in VRF; direct_conv does not read VRF");
+  Conv padded{true};
+  padded.pad = {1, 0};
+  const Spec with_padding{padded, {ts({1, 3}), ts({3, 3, 1}), rf({1, 1, 1})}, false};
+  rejects(k, with_padding, "the conv is padded (1x0)");
+  Conv strided{true};
+  strided.stride = {2, 2};
+  const Spec with_stride{strided, {ts({4, 4}), ts({3, 3, 1}), rf({1, 1, 1})}, false};
+  accepts(k, with_stride);
 }
 
 TEST_CASE("kernels_for lists the legal kernels in KernelKind order", "[kernel]") {

@@ -95,7 +95,8 @@ TEST_CASE("enumerate: the documented order, deterministic", "[sched][enumerate]"
   CHECK(only<TileOut>(a).front().tile == Shape{1, 1, 1});
   for (const auto& t : only<TileOut>(a)) CHECK_FALSE(t.parallel);
   CHECK(only<Slide>(a).size() == 2 * 4 * 3);  // dims 0, 1; sizes 1, 2, 3, 4 below 6; GL, L2, L1
-  CHECK(only<Split>(a).size() == 1);
+  // Channels by 1 (below 2), then the filter rows and columns one tap at a time.
+  CHECK(only<Split>(a) == std::vector<Split>{Split{1, 0}, Split{1, 1}, Split{1, 2}});
 }
 
 TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][enumerate]") {

@@ -111,7 +111,10 @@ TEST_CASE("move_to (9): register files do not mix", "[sched][move_to]") {
 
 TEST_CASE("move_to (10): a vector kernel serves the operand in VRF", "[sched][move_to]") {
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), conv({4, 4}, {1, 1, 16})),
-             Contains("move_to (10): no vector kernel implements conv"));
+             Contains("move_to (10): vector kernels read a conv's image and filters from memory"));
+  CHECK_THAT(reason(to(2, Level::VRF, {}, 16), conv({4, 4}, {1, 1, 8})),
+             Contains("move_to (10): the output channels 8 are not a multiple of the vector size 16"));
+  CHECK(applied(to(2, Level::VRF, {}, 16), conv({4, 4}, {1, 1, 16}))->children[0]->spec.output().level == Level::VRF);
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), matmul({16, 16}, {16, 16})),
              Contains("move_to (10): vector kernels read the lhs from memory"));
   CHECK_THAT(reason(to(2, Level::VRF, {}, 16), matmul({4, 4}, {4, 8})), Contains("n = 8 is not a multiple"));

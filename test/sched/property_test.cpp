@@ -54,7 +54,9 @@ class Chooser {
   /// An action with random sizes off the grid; it may not apply.
   Action explicit_action(const Spec& spec) {
     const Shape& out = spec.output().shape;
-    switch (pick(5)) {
+    switch (pick(7)) {
+      case 5: return ToMatmul{};
+      case 6: return PadImage{memory_level(), layout(spec.operands[0].rank())};
       case 0: {
         Shape tile;
         for (auto e : out) tile.push_back(in(1, e));
@@ -62,7 +64,7 @@ class Chooser {
       }
       case 1: {
         const std::int64_t k = spec.input_count() > 0 ? spec.input(0).shape.empty() ? 1 : spec.input(0).shape.back() : 1;
-        return Split{in(1, std::max<std::int64_t>(1, k - 1))};
+        return Split{in(1, std::max<std::int64_t>(1, k - 1)), static_cast<std::uint8_t>(pick(3))};
       }
       case 2: {
         const auto dim = static_cast<std::uint8_t>(spec.operands[0].rank() == 4 ? 1 + pick(2) : pick(2));

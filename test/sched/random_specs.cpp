@@ -45,16 +45,24 @@ class Gen {
   PrimitiveOp binary_op() { return Binary{static_cast<BinaryOp>(pick(4))}; }
 
   Spec conv_spec(bool acc) {
-    const auto fh = ext(1, 3), fw = ext(1, 3);
+    // 1x1 windows often (to_matmul takes them), else up to 3x3.
+    const auto fh = coin() ? 1 : ext(1, 3), fw = coin() ? 1 : ext(1, 3);
+    Conv conv{acc};
+    if (coin()) {  // strided and padded: stride 1 or 2, padding below the filter
+      conv.stride = {static_cast<std::uint32_t>(ext(1, 2)), static_cast<std::uint32_t>(ext(1, 2))};
+      conv.pad = {static_cast<std::uint32_t>(ext(0, fh - 1)), static_cast<std::uint32_t>(ext(0, fw - 1))};
+    }
+    // Sometimes one output row (as many image rows as filter rows).
+    const auto h = coin(3) ? fh : ext(fh);
     switch (pick(3)) {
-      case 0: return of(Conv{acc}, {{ext(fh), ext(fw)}, {fh, fw, ext(1, 4)}});
+      case 0: return of(conv, {{h, ext(fw)}, {fh, fw, ext(1, 4)}});
       case 1: {
         const auto c = ext(1, 3);
-        return of(Conv{acc}, {{ext(fh), ext(fw), c}, {fh, fw, c, ext(1, 4)}});
+        return of(conv, {{h, ext(fw), c}, {fh, fw, c, ext(1, 4)}});
       }
       default: {
         const auto c = ext(1, 3);
-        return of(Conv{acc}, {{ext(1, 2), ext(fh), ext(fw), c}, {fh, fw, c, ext(1, 3)}});
+        return of(conv, {{ext(1, 2), h, ext(fw), c}, {fh, fw, c, ext(1, 3)}});
       }
     }
   }

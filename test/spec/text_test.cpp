@@ -90,3 +90,44 @@ TEST_CASE("parsed Specs are validated against the target", "[spec][text][errors]
   CHECK_THROWS_WITH(parse_spec("zero (-> 4x16 f32 VRF row v8)", avx512()), Contains("vector size 8"));
   CHECK_THROWS_WITH(parse_spec("zero (-> 4x16 f32 VRF row v16)", named_target("scalar")), Contains("VRF"));
 }
+
+TEST_CASE("conv strides and padding round-trip and print only when not default", "[spec][text]") {
+  for (const char* text : {"conv[stride=2,pad=1] 1x56x56x64 3x3x64x64 f32", "conv[pad=1] 10x10x3 3x3x3x8 f32",
+                           "conv[acc,stride=2x1,pad=0x2] 9x9 3x5x4 f32", "conv[stride=3] 10x10 3x3x1 f32",
+                           "compose[conv[pad=1], relu] 8x8x2 3x3x2x4 f32"}) {
+    round_trip(text);
+  }
+  const Spec s = parse_spec("conv[stride=2,pad=1] 1x56x56x64 3x3x64x64 f32", avx512());
+  CHECK(s.output().shape == Shape{1, 28, 28, 64});
+  CHECK(spec_text(s).rfind("conv[stride=2,pad=1] (", 0) == 0);
+  CHECK(parse_spec("conv[stride=2,pad=1] 1x7x7x8 3x3x8x8 f32", avx512()).output().shape == Shape{1, 4, 4, 8});
+  CHECK(parse_spec("conv[stride=2] 1x8x8x8 3x3x8x8 f32", avx512()).output().shape == Shape{1, 3, 3, 8});
+  // Defaults print as before strides existed.
+  CHECK(spec_text(parse_spec("conv[stride=1,pad=0] 6x6 3x3x2 f32", avx512())) ==
+        spec_text(parse_spec("conv 6x6 3x3x2 f32", avx512())));
+}
+
+TEST_CASE("bad conv strides and padding are one-line errors naming the values", "[spec][text][errors]") {
+  auto error = [](const std::string& text) {
+    try {
+      parse_spec(text, avx512());
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error("conv[stride=0] 8x8 3x3x2 f32"), Contains("conv stride 0 along rows must be at least 1"));
+  CHECK_THAT(error("conv[stride=1x0] 8x8 3x3x2 f32"), Contains("conv stride 0 along columns"));
+  CHECK_THAT(error("conv[pad=3] 8x8 3x3x2 f32"), Contains("conv padding 3 along rows is not smaller than the filter's 3"));
+  CHECK_THAT(error("conv[pad=0x1] 8x8 3x1x2 f32"), Contains("padding 1 along columns is not smaller than the filter's 1"));
+  CHECK_THAT(error("conv[pad=1] 1x1 5x5x2 f32"), Contains("larger than the image 1x1 padded by 1x1"));
+  CHECK_THAT(error("conv[stride=x] 8x8 3x3x2 f32"), Contains("unknown op") && Contains(">>conv[stride=x]<<"));
+  CHECK_THAT(error("matmul[pad=1] 8x8x8 f32"), Contains("unknown op"));
+  CHECK_THAT(error("conv[stride=2,stride=2] 8x8 3x3x2 f32"), Contains("unknown op"));
+  CHECK(error("conv (8x8 f32 GL row, 3x3x2 f32 GL row -> 6x6x2 f32 GL row)") == "no error");
+  CHECK_THAT(error("conv[stride=2] (8x8 f32 GL row, 3x3x2 f32 GL row -> 6x6x2 f32 GL row)"),
+             Contains("gives a 3x3x2 output, not 6x6x2"));
+  for (const char* t : {"conv[stride=0] 8x8 3x3x2 f32", "conv[pad=3] 8x8 3x3x2 f32"}) {
+    CHECK(error(t).find('\n') == std::string::npos);
+  }
+}

@@ -46,15 +46,22 @@ inline Spec random_spec(std::mt19937_64& rng, int kind, std::int64_t max_extent)
       return Spec{Matmul{coin()}, {dense({m, k}), dense({k, n}), dense({m, n})}};
     }
     case 1: {
+      // Half of them strided and padded (stride 1 or 2, padding below the filter), in the rank-2 or -3 form.
       const auto fh = std::uniform_int_distribution<std::int64_t>(1, 3)(rng);
       const auto fw = std::uniform_int_distribution<std::int64_t>(1, 3)(rng);
-      const auto h = ext(fh), w = ext(fw), f = ext();
+      Conv conv{coin()};
       if (coin()) {
-        return Spec{Conv{coin()}, {dense({h, w}), dense({fh, fw, f}), dense({h - fh + 1, w - fw + 1, f})}};
+        auto upto = [&](std::int64_t hi) { return static_cast<std::uint32_t>(std::uniform_int_distribution<std::int64_t>(0, hi)(rng)); };
+        conv.stride = {1 + upto(1), 1 + upto(1)};
+        conv.pad = {upto(fh - 1), upto(fw - 1)};
       }
-      const auto c = std::uniform_int_distribution<std::int64_t>(1, 4)(rng);
-      return Spec{Conv{coin()},
-                  {dense({h, w, c}), dense({fh, fw, c, f}), dense({h - fh + 1, w - fw + 1, f})}};
+      const auto h = ext(fh), w = ext(fw), f = ext();
+      std::vector<Shape> in{{h, w}, {fh, fw, f}};
+      if (!coin()) {
+        const auto c = std::uniform_int_distribution<std::int64_t>(1, 4)(rng);
+        in = {{h, w, c}, {fh, fw, c, f}};
+      }
+      return Spec{conv, {dense(in[0]), dense(in[1]), dense(infer_output_shape(PrimitiveOp{conv}, in))}};
     }
     case 2: {
       Shape s{ext(), ext()};

@@ -259,3 +259,15 @@ TEST_CASE("a Spec whose operands exceed the machine's memory is refused before a
     CHECK_THAT(r.out, !Contains("search:"));
   }
 }
+
+TEST_CASE("kriek spec check of a bad conv stride or padding exits 1 with one line", "[tools][errors]") {
+  for (const char* text : {"conv[stride=0] 8x8 3x3x2 f32", "conv[pad=3] 8x8 3x3x2 f32"}) {
+    const Result r = run_kriek(std::string("spec check '") + text + "'");
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("kriek: error: conv"));
+    CHECK(r.out.find('\n') == r.out.size() - 1);
+  }
+  const Result ok = run_kriek("spec check 'conv[stride=2,pad=1] 1x28x28x8 3x3x8x16 f32'");
+  CHECK(ok.status == 0);
+  CHECK_THAT(ok.out, Contains("conv[stride=2,pad=1] (1x28x28x8 f32 GL row") && Contains("-> 1x14x14x16 f32"));
+}

@@ -1,0 +1,201 @@
+// The conv steps: split over filter taps, to_matmul and pad_image, one test per numbered precondition, the
+// preconditions strides and padding add to tile_out, split and slide, and hand-built conv schedules through
+// taps, the matmul view and a padded buffer interpreted against the reference.
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+#include "impl/printer.h"
+#include "sched/schedule.h"
+#include "spec/text.h"
+
+using namespace kriek;
+using namespace kriek::sched_test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// A conv with `stride` and `pad` (both dimensions), the output inferred; all in GL row-major.
+Spec strided(Shape img, Shape filters, std::uint32_t stride, std::uint32_t pad, bool accumulate = false) {
+  Conv c{accumulate};
+  c.stride = {stride, stride};
+  c.pad = {pad, pad};
+  Spec s{c, {ts(img), ts(filters)}, false};
+  s.operands.push_back(ts(infer_output_shape(PrimitiveOp{c}, std::vector<Shape>{img, filters})));
+  return s;
+}
+
+std::vector<Shape> shapes(const Spec& s) {
+  std::vector<Shape> out;
+  for (const auto& t : s.operands) out.push_back(t.shape);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("split (1): filter taps only of a conv", "[sched][split]") {
+  CHECK_THAT(reason(Split{1, 1}, matmul({4, 4}, {4, 4}, true)), Contains("split (1): matmul has no reduction over filter taps"));
+  CHECK_THAT(reason(Split{1, 3}, conv({6, 6}, {3, 3, 2}, true)), Contains("split (1): reduction axis 3 does not exist"));
+}
+
+TEST_CASE("split (5): no padding", "[sched][split]") {
+  CHECK_THAT(reason(Split{1, 1}, strided({8, 8, 2}, {3, 3, 2, 4}, 1, 1, true)),
+             Contains("split (5): the conv is padded (1x1); pad_image first"));
+}
+
+TEST_CASE("split over filter taps shifts the image window", "[sched][split]") {
+  // Stride 2: 3 output rows read (3 - 1) * 2 + 1 image rows per tap row.
+  const Spec s = strided({1, 7, 9, 3}, {3, 3, 3, 4}, 2, 0, true);
+  CHECK(s.output().shape == Shape{1, 3, 4, 4});
+  const ImplPtr rows = applied(Split{1, 1}, s);
+  CHECK(shapes(rows->children[0]->spec) == std::vector<Shape>{{1, 5, 9, 3}, {1, 3, 3, 4}, {1, 3, 4, 4}});
+  const ImplPtr cols = applied(Split{1, 2}, rows->children[0]->spec);
+  CHECK(shapes(cols->children[0]->spec) == std::vector<Shape>{{1, 5, 7, 3}, {1, 1, 3, 4}, {1, 3, 4, 4}});
+  CHECK(action_text(Split{1, 1}) == "split 1 fh");
+  CHECK(action_text(Split{2, 2}) == "split 2 fw");
+  std::mt19937_64 rng(test_seed(7));
+  const Schedule sch = schedule(s, avx512()).apply(Split{2, 1}).complete();
+  CHECK(interpret_error(sch.impl(), rng) < 1e-4);
+}
+
+TEST_CASE("tile_out (7): no padded conv", "[sched][tile_out]") {
+  CHECK_THAT(reason(TileOut{{1, 4, 4}}, strided({8, 8, 2}, {3, 3, 2, 4}, 1, 1)),
+             Contains("tile_out (7): a conv is padded (1x1); pad_image first"));
+}
+
+TEST_CASE("tile_out follows strides: a tile of E outputs reads (E - 1) * stride + F image rows", "[sched][tile_out]") {
+  const Spec s = strided({1, 15, 15, 2}, {3, 3, 2, 4}, 2, 0);
+  CHECK(s.output().shape == Shape{1, 7, 7, 4});
+  const ImplPtr n = applied(TileOut{{1, 2, 4, 4}}, s);
+  CHECK(shapes(n->children[0]->spec) == std::vector<Shape>{{1, 5, 9, 2}, {3, 3, 2, 4}, {1, 2, 4, 4}});
+  std::mt19937_64 rng(test_seed(8));
+  CHECK(interpret_error(schedule(s, avx512()).tile_out({1, 2, 4, 4}).complete().impl(), rng) < 1e-4);
+}
+
+TEST_CASE("slide (9): stride 1, no padding", "[sched][slide]") {
+  CHECK_THAT(reason(Slide{1, 2, Level::GL, Layout::row_major()}, strided({1, 9, 9, 2}, {3, 3, 2, 4}, 2, 0)),
+             Contains("slide (9): the conv has stride 2x2 and padding 0x0"));
+}
+
+TEST_CASE("to_matmul (1): conv only", "[sched][to_matmul]") {
+  CHECK_THAT(reason(ToMatmul{}, matmul({4, 4}, {4, 4})), Contains("to_matmul (1): to_matmul needs a conv, not matmul"));
+}
+
+TEST_CASE("to_matmul (2): no padding", "[sched][to_matmul]") {
+  const Spec s = strided({1, 3, 5, 8}, {3, 3, 8, 4}, 1, 1);
+  CHECK_THAT(reason(ToMatmul{}, s), Contains("to_matmul (2): the conv is padded (1x1)"));
+}
+
+TEST_CASE("to_matmul (3): a 1x1 window", "[sched][to_matmul]") {
+  CHECK_THAT(reason(ToMatmul{}, conv({1, 3, 5, 8}, {3, 1, 8, 4})),
+             Contains("to_matmul (3): the filter window is 3x1, not 1x1"));
+}
+
+TEST_CASE("to_matmul (4): one output row of one image", "[sched][to_matmul]") {
+  CHECK_THAT(reason(ToMatmul{}, conv({1, 2, 5, 8}, {1, 1, 8, 4})),
+             Contains("to_matmul (4): the output 1x2x5x4 is not one row of one image"));
+  CHECK_THAT(reason(ToMatmul{}, conv({2, 1, 5, 8}, {1, 1, 8, 4})), Contains("to_matmul (4)"));
+}
+
+TEST_CASE("to_matmul (5): row-major image and output, filters row-major or in output-channel panels", "[sched][to_matmul]") {
+  Spec s = conv({1, 1, 5, 8}, {1, 1, 8, 16});
+  s.operands[0].layout = Layout::col_major();
+  CHECK_THAT(reason(ToMatmul{}, s), Contains("to_matmul (5): the image is col"));
+  s = conv({1, 1, 5, 8}, {1, 1, 8, 16});
+  s.operands[1].layout = Layout::blocked(2, 4);
+  CHECK_THAT(reason(ToMatmul{}, s), Contains("to_matmul (5): the filters are blk2:4"));
+  s.operands[1].layout = Layout::blocked(3, 8);
+  const ImplPtr n = applied(ToMatmul{}, s);
+  CHECK(n->children[0]->spec.input(1).layout == Layout::blocked(1, 8));
+}
+
+TEST_CASE("to_matmul makes the matmul of a 1x1 window over strided image rows", "[sched][to_matmul]") {
+  // One output row of 4 positions, stride 2: the lhs reads every second pixel (strided).
+  const Spec s = strided({1, 1, 7, 8}, {1, 1, 8, 16}, 2, 0, true);
+  CHECK(s.output().shape == Shape{1, 1, 4, 16});
+  const ImplPtr n = applied(ToMatmul{}, s);
+  const Spec& m = n->children[0]->spec;
+  CHECK(text(m) == "matmul[acc] (4x8 f32 GL row strided, 8x16 f32 GL row -> 4x16 f32 GL row)");
+  std::mt19937_64 rng(test_seed(9));
+  CHECK(interpret_error(schedule(s, avx512()).apply(ToMatmul{}).complete().impl(), rng) < 1e-4);
+  // The rank-2 form: K = 1.
+  const Spec r2 = conv({1, 6}, {1, 1, 3}, false);
+  CHECK(text(applied(ToMatmul{}, r2)->children[0]->spec) == "matmul (6x1 f32 GL row, 1x3 f32 GL row -> 6x3 f32 GL row)");
+  CHECK(interpret_error(schedule(r2, avx512()).apply(ToMatmul{}).complete().impl(), rng) < 1e-4);
+}
+
+TEST_CASE("pad_image (1): conv only", "[sched][pad_image]") {
+  CHECK_THAT(reason(PadImage{Level::GL, Layout::row_major()}, relu({4, 4})), Contains("pad_image (1)"));
+}
+
+TEST_CASE("pad_image (2): a padded conv", "[sched][pad_image]") {
+  CHECK_THAT(reason(PadImage{Level::GL, Layout::row_major()}, conv({6, 6}, {3, 3, 2})),
+             Contains("pad_image (2): the conv has no padding"));
+}
+
+TEST_CASE("pad_image (3): a memory level", "[sched][pad_image]") {
+  CHECK_THAT(reason(PadImage{Level::VRF, Layout::row_major()}, strided({6, 6}, {3, 3, 2}, 1, 1)),
+             Contains("pad_image (3): the buffer needs a memory level"));
+}
+
+TEST_CASE("pad_image (4): not slower than the image", "[sched][pad_image]") {
+  Spec s = strided({6, 6}, {3, 3, 2}, 1, 1);
+  s.operands[0].level = Level::L1;
+  CHECK_THAT(reason(PadImage{Level::GL, Layout::row_major()}, s), Contains("pad_image (4): level GL is slower than the image's L1"));
+}
+
+TEST_CASE("pad_image (5): a valid layout", "[sched][pad_image]") {
+  CHECK_THAT(reason(PadImage{Level::GL, Layout::blocked(5, 4)}, strided({6, 6}, {3, 3, 2}, 1, 1)),
+             Contains("pad_image (5): layout blk5:4 is invalid for the rank-2 image"));
+}
+
+TEST_CASE("pad_image (6): the padded image fits the level", "[sched][pad_image]") {
+  CHECK_THAT(reason(PadImage{Level::L1, Layout::row_major()}, strided({1, 56, 56, 64}, {3, 3, 64, 64}, 1, 1)),
+             Contains("pad_image (6): the padded image 1x58x58x64 takes 861184 bytes but L1 holds"));
+}
+
+TEST_CASE("pad_image zeroes a bordered buffer, moves the image in and convolves it unpadded", "[sched][pad_image]") {
+  const Spec s = strided({1, 7, 6, 3}, {3, 3, 3, 4}, 2, 1);
+  CHECK(s.output().shape == Shape{1, 4, 3, 4});
+  const ImplPtr n = applied(PadImage{Level::GL, Layout::row_major()}, s);
+  REQUIRE(n->children.size() == 3);
+  CHECK(text(n->children[0]->spec) == "zero (-> 1x9x8x3 f32 GL row)");
+  CHECK(text(n->children[1]->spec) == "move (1x7x6x3 f32 GL row -> 1x7x6x3 f32 GL row unaligned strided)");
+  CHECK(text(n->children[2]->spec) ==
+        "conv[stride=2] (1x9x8x3 f32 GL row, 3x3x3x4 f32 GL row -> 1x4x3x4 f32 GL row)");
+  CHECK(action_text(PadImage{Level::L2, Layout::row_major()}) == "pad_image L2 row");
+  // Padding, stride 2, taps one at a time, then the matmul view of each output row.
+  std::mt19937_64 rng(test_seed(10));
+  const Schedule sch = schedule(s, avx512())
+                           .apply(PadImage{Level::GL, Layout::row_major()})
+                           .focus("h3")
+                           .to_accum()
+                           .focus("h4")
+                           .tile_out({1, 1, 3, 4})
+                           .apply(Split{1, 1})
+                           .apply(Split{1, 2})
+                           .apply(ToMatmul{})
+                           .complete();
+  CHECK(interpret_error(sch.impl(), rng) < 1e-4);
+}
+
+TEST_CASE("a padded, strided conv through its taps into the register-tiled matmul (golden)", "[sched][golden]") {
+  // oneDNN's brgemm structure: per output row, a 4x16 register tile accumulates over the 3x3 taps and the
+  // channels (bcast_fma over image pixels read every second column), filters packed in 16-channel panels.
+  const Spec s = strided({1, 8, 8, 4}, {3, 3, 4, 16}, 2, 1);
+  const Schedule sch = schedule(s, avx512())
+                           .apply(PadImage{Level::GL, Layout::row_major()})
+                           .focus("h3")
+                           .move_input(1, Level::L1, Layout::blocked(3, 16))
+                           .tile_out({1, 1, 4, 16})
+                           .move_output(Level::VRF, Layout::row_major(), 16)
+                           .to_accum()
+                           .apply(Split{1, 1})
+                           .apply(Split{1, 2})
+                           .apply(ToMatmul{})
+                           .split(1)
+                           .select(KernelKind::bcast_fma)
+                           .complete();
+  check_golden("conv_brgemm", print_impl(sch.impl()));
+  std::mt19937_64 rng(test_seed(11));
+  CHECK(interpret_error(sch.impl(), rng) < 1e-4);
+}
