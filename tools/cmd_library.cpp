@@ -45,10 +45,10 @@ void synthesize_all(const std::vector<LibraryEntry>& entries, const Args& args) 
   }
 }
 
-/// Under mpirun: rank r synthesizes shard r/N into a table of its own (its own process, so its own TBB arena),
-/// rank 0 merges them into the library's table; returns the Args rank 0 builds with (every Spec then cached),
+/// Under mpirun: every rank synthesizes the Specs it takes from a shared counter into a table of its own (its own
+/// process, so its own TBB arena), rank 0 merges them into the library's table; returns the Args rank 0 builds with (every Spec then cached),
 /// or nullopt on the other ranks.
-std::optional<Args> synthesize_over_ranks(const MpiSession& mpi, const std::vector<LibraryEntry>& entries,
+std::optional<Args> synthesize_over_ranks(MpiSession& mpi, const std::vector<LibraryEntry>& entries,
                                           const Args& args, const Target& target) {
   namespace fs = std::filesystem;
   const fs::path dir = mpi.broadcast(mpi.rank() == 0 ? codegen::make_temp_dir().string() : "");
@@ -58,14 +58,22 @@ std::optional<Args> synthesize_over_ranks(const MpiSession& mpi, const std::vect
   else merged = default_table_path(target).string();
   const fs::path mine = dir / ("rank" + std::to_string(mpi.rank()) + ".table");
   bool ok = true;
+  // Ranks take the next Spec as they finish one (search times differ by orders of magnitude between Specs, so
+  // fixed shards leave ranks idle); a failed rank keeps taking and skipping, so the counter runs out for all.
+  mpi.start_counter();
   try {
     if (fs::exists(merged)) fs::copy(merged, mine, fs::copy_options::recursive);  // start from what it knows
-    synthesize_all(shard_of(entries, static_cast<std::size_t>(mpi.rank()), static_cast<std::size_t>(mpi.size())),
-                   with_table(args, mine.string()));
+    const Args mine_args = with_table(args, mine.string());
+    for (std::size_t i = mpi.next_index(); i < entries.size(); i = mpi.next_index()) {
+      synthesize_all({entries[i]}, mine_args);
+    }
   } catch (const UserError& e) {
     std::cerr << "kriek: error: rank " << mpi.rank() << ": " << e.what() << "\n";
     ok = false;
+    while (mpi.next_index() < entries.size()) {
+    }
   }
+  mpi.stop_counter();
   if (!mpi.barrier(ok)) {
     if (mpi.rank() == 0) user_error("a rank failed to synthesize its share (see its message above)");
     return std::nullopt;

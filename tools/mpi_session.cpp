@@ -69,4 +69,45 @@ std::string MpiSession::broadcast(const std::string& text) const {
   return text;
 }
 
+void MpiSession::start_counter() {
+  local_next_ = 0;
+#ifdef KRIEK_HAVE_MPI
+  if (initialized_) {
+    MPI_Win win;
+    MPI_Win_allocate(rank_ == 0 ? static_cast<MPI_Aint>(sizeof(long)) : 0, sizeof(long), MPI_INFO_NULL,
+                     MPI_COMM_WORLD, &counter_, &win);
+    if (rank_ == 0) *counter_ = 0;
+    window_ = new MPI_Win(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+#endif
+}
+
+std::size_t MpiSession::next_index() {
+#ifdef KRIEK_HAVE_MPI
+  if (window_) {
+    MPI_Win& win = *static_cast<MPI_Win*>(window_);
+    const long one = 1;
+    long got = 0;
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    MPI_Fetch_and_op(&one, &got, MPI_LONG, 0, 0, MPI_SUM, win);
+    MPI_Win_unlock(0, win);
+    return static_cast<std::size_t>(got);
+  }
+#endif
+  return local_next_++;
+}
+
+void MpiSession::stop_counter() {
+#ifdef KRIEK_HAVE_MPI
+  if (window_) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(static_cast<MPI_Win*>(window_));
+    delete static_cast<MPI_Win*>(window_);
+    window_ = nullptr;
+    counter_ = nullptr;
+  }
+#endif
+}
+
 }  // namespace kriek::tools

@@ -3,6 +3,7 @@
 // Built without MPI (no Open MPI at configure time), a launched kriek says so instead of running N copies.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace kriek::tools {
@@ -20,11 +21,20 @@ class MpiSession {
   bool barrier(bool ok) const;
   /// Rank 0's `text`, on every rank.
   std::string broadcast(const std::string& text) const;
+  /// Hands out 0, 1, 2, ... across all ranks, each number once (a counter on rank 0 that every rank
+  /// fetches-and-increments), so ranks take work as they finish it rather than in fixed shards. Collective: every
+  /// rank calls start_counter() before and stop_counter() after its next_index() calls.
+  void start_counter();
+  std::size_t next_index();
+  void stop_counter();
 
  private:
   int rank_ = 0;
   int size_ = 1;
   bool initialized_ = false;
+  void* window_ = nullptr;  ///< the counter's MPI window (MPI_Win), when started
+  long* counter_ = nullptr;
+  std::size_t local_next_ = 0;  ///< the counter without MPI (one process)
 };
 
 }  // namespace kriek::tools
