@@ -1,6 +1,7 @@
 // The kriek command: dispatch to subcommands, --help (of all, or of one) and --version, and the one place user
 // errors become a one-line message and exit status 1.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "spec/error.h"
@@ -104,6 +105,10 @@ int main(int argc, char** argv) {
     try {
       return c.run(rest);
     } catch (const kriek::UserError& e) {
+      std::cerr << "kriek: error: " << e.what() << "\n";
+      return 1;
+    } catch (const std::filesystem::filesystem_error& e) {
+      // A path the user gave (or the environment) that cannot be made, read or written: the OS's one line.
       std::cerr << "kriek: error: " << e.what() << "\n";
       return 1;
     }
