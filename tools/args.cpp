@@ -67,4 +67,14 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   }
 }
 
+bool is_c_identifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+
 }  // namespace kriek::tools

@@ -1,6 +1,5 @@
 // `kriek emit SPEC`: synthesizes the Spec (or reads it from the DP table) and prints its C, or its Impl tree with
 // --format impl, on stdout or atomically into a file with -o.
-#include <cctype>
 #include <iostream>
 
 #include "codegen/emit_c.h"
@@ -18,11 +17,7 @@ int run_emit(const std::vector<std::string>& raw) {
   const std::string format = args.get("--format") ? *args.get("--format") : "c";
   if (format != "c" && format != "impl") user_error("unknown --format '", format, "' (expected c or impl)");
   const std::string* name = args.get("--name");
-  if (name && (name->empty() || std::isdigit(static_cast<unsigned char>((*name)[0])) ||
-               name->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
-                   std::string::npos)) {
-    user_error("--name '", *name, "' is not a C identifier");
-  }
+  if (name && !is_c_identifier(*name)) user_error("--name '", *name, "' is not a C identifier");
   Synthesis s = synthesize(args.positional[0], args);
   const std::string text =
       format == "impl" ? print_impl(s.impl) : codegen::emit_c(s.impl, s.target(), name ? *name : "").code;

@@ -2,6 +2,7 @@
 // synthesizes only every N-th Spec starting at I into the DP table, for batch systems that run independent jobs
 // whose tables `kriek table merge` combines before the final build; under `mpirun -n N` the ranks do the same
 // and rank 0 merges and builds.
+#include <cctype>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -59,7 +60,7 @@ std::optional<Args> synthesize_over_ranks(MpiSession& mpi, const std::vector<Lib
   const fs::path mine = dir / ("rank" + std::to_string(mpi.rank()) + ".table");
   bool ok = true;
   // Ranks take the next Spec as they finish one (search times differ by orders of magnitude between Specs, so
-  // fixed shards leave ranks idle); a failed rank keeps taking and skipping, so the counter runs out for all.
+  // fixed shards leave ranks idle).
   mpi.start_counter();
   try {
     if (fs::exists(merged)) fs::copy(merged, mine, fs::copy_options::recursive);  // start from what it knows
@@ -69,9 +70,7 @@ std::optional<Args> synthesize_over_ranks(MpiSession& mpi, const std::vector<Lib
     }
   } catch (const UserError& e) {
     std::cerr << "kriek: error: rank " << mpi.rank() << ": " << e.what() << "\n";
-    ok = false;
-    while (mpi.next_index() < entries.size()) {
-    }
+    ok = false;  // the other ranks take the Specs left; the barrier below tells them this one failed
   }
   mpi.stop_counter();
   if (!mpi.barrier(ok)) {
@@ -128,7 +127,8 @@ int run_library(const std::vector<std::string>& raw) {
     options.name = *name;
   } else {
     options.name = std::filesystem::path(list_file).stem().string();
-    for (char& c : options.name) c = is_c_identifier(std::string(1, c)) || (c >= '0' && c <= '9') ? c : '_';
+    // The list's file name with every character a C identifier cannot hold as '_'.
+    for (char& c : options.name) c = is_c_identifier(std::string(1, c)) || std::isdigit(static_cast<unsigned char>(c)) ? c : '_';
   }
   if (!is_c_identifier(options.name)) user_error("--name '", options.name, "' is not a C identifier");
 

@@ -50,6 +50,10 @@ int positive_flag(const Args& args, std::string_view flag, int fallback);
 /// The per-user DP table of `target` from $XDG_CACHE_HOME, else $HOME (cache/table_files.h).
 std::filesystem::path default_table_path(const Target& target);
 
+/// True when `s` is a C identifier (letters, digits, underscores; not starting with a digit): what --name and
+/// kernel names must be.
+bool is_c_identifier(std::string_view s);
+
 /// Writes `text` to `path` through a temporary file renamed over it, so a failure never leaves half a file;
 /// a UserError naming the path when it cannot.
 void write_file_atomically(const std::string& path, const std::string& text);

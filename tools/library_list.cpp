@@ -7,6 +7,7 @@
 #include "codegen/emit_c.h"
 #include "spec/error.h"
 #include "spec/text.h"
+#include "tools/command.h"
 
 namespace kriek::tools {
 namespace {
@@ -19,15 +20,6 @@ std::string trimmed(std::string_view s) {
 }
 
 }  // namespace
-
-bool is_c_identifier(std::string_view s) {
-  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
-  for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    if (!ok) return false;
-  }
-  return true;
-}
 
 std::vector<LibraryEntry> parse_library_list(std::string_view text, const std::string& file, const Target& target) {
   std::vector<LibraryEntry> out;

@@ -24,9 +24,6 @@ struct LibraryEntry {
 /// entries with one Spec are one kernel.
 std::vector<LibraryEntry> parse_library_list(std::string_view text, const std::string& file, const Target& target);
 
-/// True when `s` is a C identifier (letters, digits, underscores; not starting with a digit).
-bool is_c_identifier(std::string_view s);
-
 /// The entries of shard `index` of `count` (every count-th entry, starting at index): what one of `count`
 /// independent jobs synthesizes.
 std::vector<LibraryEntry> shard_of(const std::vector<LibraryEntry>& entries, std::size_t index, std::size_t count);
