@@ -13,7 +13,6 @@
 #include "spec/stable_hash.h"
 #include "codegen/compile.h"
 #include "codegen/measure.h"
-#include "codegen/vector_isa.h"
 #include "spec/error.h"
 #include "tools/synthesis.h"
 
@@ -24,11 +23,10 @@ namespace {
 /// The object cache inside a library directory: <hash>.o and <hash>.result ("max_error tolerance gflops").
 fs::path cache_dir(const fs::path& library) { return library / ".kriek" / "objects"; }
 
+/// The object cache's key: the C source and the command that compiles it (compiler, ISA and other flags).
 std::string source_hash(const codegen::CSource& c, const Target& target) {
   std::string key = c.code;
-  for (const auto& f : codegen::isa_flags(target)) key += "\n" + f;
-  const char* cc = std::getenv("CC");
-  key += std::string("\ncc=") + (cc ? cc : "cc");
+  for (const auto& arg : codegen::compile_command(c, target, "kernel.c", "kernel.o")) key += "\n" + arg;
   std::ostringstream out;
   out << std::hex << std::setw(16) << std::setfill('0') << stable_hash(key);
   return out.str();
