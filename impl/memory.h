@@ -46,6 +46,14 @@ struct MemoryUse {
     }
     return true;
   }
+  /// The tighter of two sets of limits at every level (a limit of 0 means unbounded).
+  MemoryUse tightest(const MemoryUse& o) const {
+    MemoryUse r;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+      r.bytes[i] = bytes[i] == 0 ? o.bytes[i] : o.bytes[i] == 0 ? bytes[i] : std::min(bytes[i], o.bytes[i]);
+    }
+    return r;
+  }
   /// No level uses more than in `o`.
   bool at_most(const MemoryUse& o) const {
     for (std::size_t i = 0; i < bytes.size(); ++i) {

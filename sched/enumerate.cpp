@@ -72,8 +72,6 @@ void splits(const Spec& spec, const Target& target, std::vector<Action>& out) {
   }
 }
 
-
-
 /// The memory levels the target has among GL, L2, L1, slowest first, not slower than `floor`.
 std::vector<Level> memory_levels(const Target& target, Level floor) {
   std::vector<Level> out;

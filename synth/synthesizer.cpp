@@ -84,9 +84,10 @@ struct Folded {
 void fold(std::span<const Frontier* const> child, std::span<const MemoryUse> least, const MemoryUse& capacity,
           const CandidateFloor* floor, Folded& f) {
   const NodeCost& nc = f.nc;
-  // What the children after child i add at least: suffix[i] over children i.., as a bound with cost and peak.
-  std::vector<ActionBound> suffix(child.size() + 1);
-  for (std::size_t i = child.size(); i-- > 0;) {
+  // What the children after child i add at least: suffix[i] over children i.., as a bound with cost and peak
+  // (only pruning reads it).
+  std::vector<ActionBound> suffix(floor ? child.size() + 1 : 0);
+  for (std::size_t i = floor ? child.size() : 0; i-- > 0;) {
     suffix[i].cost = suffix[i + 1].cost + nc.weights[i] * child[i]->entries.front().cost;
     suffix[i].peak = suffix[i + 1].peak.max(least[i]);
   }
@@ -364,13 +365,10 @@ std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limi
 }
 
 std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const MemoryUse& limits) {
-  MemoryUse bound = capacity_;
-  for (std::size_t l = 0; l < bound.bytes.size(); ++l) {
-    const std::int64_t limit = limits.bytes[l];
-    if (limit > 0 && (bound.bytes[l] == 0 || limit < bound.bytes[l])) bound.bytes[l] = limit;
-  }
+  const MemoryUse bound = capacity_.tightest(limits);
   std::vector<ActionOption> out;
   std::vector<const Frontier*> child;
+  std::vector<MemoryUse> least;
   for (const Action& a : enumerate_actions(spec, target_)) {
     ExpandResult expanded = expand(a, spec, target_);
     const auto* ex = std::get_if<Expansion>(&expanded);
@@ -380,7 +378,7 @@ std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const Me
     f.nc = node_cost(spec, ex->kind, ex->children, target_, model_);
     if (!f.nc.own.fits(bound)) continue;
     child.clear();
-    std::vector<MemoryUse> least;
+    least.clear();
     for (const Spec& c : ex->children) {
       child.push_back(&solve(c));
       least.push_back(least_peak(*child.back()));
