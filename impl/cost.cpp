@@ -225,35 +225,34 @@ std::int64_t lines_touched(const TensorSpec& t) {
   return t.runs() * ((t.run_elements() * bytes + kLine - 1) / kLine + (t.aligned ? 0 : 1));
 }
 
+namespace {
+
+/// Children that each run once, one after another, and nothing of the node's own.
+NodeCost in_sequence(std::size_t children) {
+  NodeCost nc;
+  nc.weights.assign(children, 1);
+  return nc;
+}
+
+/// The same around a buffer of the node's own (a pipeline's intermediate, a padded image).
+NodeCost with_buffer(std::size_t children, const TensorSpec& buffer, const CostModel& m) {
+  NodeCost nc = in_sequence(children);
+  nc.base = m.buffer_setup;
+  nc.own[buffer.level] = buffer.bytes();
+  return nc;
+}
+
+}  // namespace
+
 NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,
                    const CostModel& m) {
   return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(spec, children, loop, m); },
                                [&](const MoveOp& move) { return move_cost(spec, children.size(), move, m); },
-                               [&](const Block&) {
-                                 NodeCost nc;
-                                 nc.weights.assign(children.size(), 1);
-                                 return nc;
-                               },
-                               [&](const Pipeline& p) {
-                                 NodeCost nc;
-                                 nc.base = m.buffer_setup;
-                                 nc.weights.assign(children.size(), 1);
-                                 nc.own[p.buffer.level] = p.buffer.bytes();
-                                 return nc;
-                               },
-                               [&](const AsMatmul&) {
-                                 // Views only: the matmul's cost.
-                                 NodeCost nc;
-                                 nc.weights.assign(children.size(), 1);
-                                 return nc;
-                               },
-                               [&](const PadOp& p) {
-                                 NodeCost nc;
-                                 nc.base = m.buffer_setup;
-                                 nc.weights.assign(children.size(), 1);
-                                 nc.own[p.buffer.level] = p.buffer.bytes();
-                                 return nc;
-                               },
+                               [&](const Block&) { return in_sequence(children.size()); },
+                               [&](const Pipeline& p) { return with_buffer(children.size(), p.buffer, m); },
+                               // Views only: the matmul's cost.
+                               [&](const AsMatmul&) { return in_sequence(children.size()); },
+                               [&](const PadOp& p) { return with_buffer(children.size(), p.buffer, m); },
                                [&](const KernelCall& k) {
                                  NodeCost nc;
                                  nc.base = kernel_cost(k.kernel, spec, target, m);
