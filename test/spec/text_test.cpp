@@ -23,6 +23,16 @@ void round_trip(const std::string& text) {
   CHECK(spec_text(again) == long_form);
 }
 
+/// The message parse_spec throws for `text`, or "no error".
+std::string parse_error(const std::string& text) {
+  try {
+    parse_spec(text, avx512());
+  } catch (const UserError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
 }  // namespace
 
 TEST_CASE("short forms of every op kind round-trip through the long form", "[spec][text]") {
@@ -54,33 +64,25 @@ TEST_CASE("short forms fill defaults and infer the output", "[spec][text]") {
 }
 
 TEST_CASE("bad text gets a one-line error with the token marked", "[spec][text][errors]") {
-  auto error = [](const std::string& text) {
-    try {
-      parse_spec(text, avx512());
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(error("matmul 128x256 f32"), Contains("needs MxKxN") && Contains(">>128x256<<"));
-  CHECK_THAT(error("matmull 8x8x8 f32"), Contains("unknown op") && Contains(">>matmull<<"));
-  CHECK_THAT(error("matmul 8x0x8 f32"), Contains("bad shape") && Contains(">>8x0x8<<"));
-  CHECK_THAT(error("matmul 8xax8 f32"), Contains("bad shape"));
-  CHECK_THAT(error("matmul 99999999999x8x8 f32"), Contains("bad shape"));
-  CHECK_THAT(error("relu 2000000x2000000x2000000 f32"), Contains("over 2^48 elements"));
-  CHECK_THAT(error("matmul 8x8x8 f33"), Contains("unknown dtype") && Contains(">>f33<<"));
-  CHECK_THAT(error("matmul 8x8x8 f32 L3"), Contains("unexpected text") && Contains(">>L3<<"));
-  CHECK_THAT(error("move (8x8 f32 L9 row -> 8x8 f32 GL row)"), Contains("unknown level") && Contains(">>L9<<"));
-  CHECK_THAT(error("move (8x8 f32 GL diag -> 8x8 f32 GL row)"), Contains("unknown layout"));
-  CHECK_THAT(error("move (8x8 f32 GL row, 8x8 f32 GL row)"), Contains("missing '->'"));
-  CHECK_THAT(error("move (8x8 f32 GL row bogus -> 8x8 f32 GL row)"), Contains("unknown tensor attribute"));
-  CHECK_THAT(error("relu 8x8 f32 serial extra"), Contains("unexpected text") && Contains(">>extra<<"));
-  CHECK_THAT(error("conv 8x8 f32"), Contains("takes 2 input shapes"));
-  CHECK_THAT(error("matmul 8x8x8"), Contains("ends early"));
-  CHECK_THAT(error(""), Contains("empty spec text"));
-  CHECK_THAT(error("reducesum[axis=x] 8x8 f32"), Contains("unknown op"));
+  CHECK_THAT(parse_error("matmul 128x256 f32"), Contains("needs MxKxN") && Contains(">>128x256<<"));
+  CHECK_THAT(parse_error("matmull 8x8x8 f32"), Contains("unknown op") && Contains(">>matmull<<"));
+  CHECK_THAT(parse_error("matmul 8x0x8 f32"), Contains("bad shape") && Contains(">>8x0x8<<"));
+  CHECK_THAT(parse_error("matmul 8xax8 f32"), Contains("bad shape"));
+  CHECK_THAT(parse_error("matmul 99999999999x8x8 f32"), Contains("bad shape"));
+  CHECK_THAT(parse_error("relu 2000000x2000000x2000000 f32"), Contains("over 2^48 elements"));
+  CHECK_THAT(parse_error("matmul 8x8x8 f33"), Contains("unknown dtype") && Contains(">>f33<<"));
+  CHECK_THAT(parse_error("matmul 8x8x8 f32 L3"), Contains("unexpected text") && Contains(">>L3<<"));
+  CHECK_THAT(parse_error("move (8x8 f32 L9 row -> 8x8 f32 GL row)"), Contains("unknown level") && Contains(">>L9<<"));
+  CHECK_THAT(parse_error("move (8x8 f32 GL diag -> 8x8 f32 GL row)"), Contains("unknown layout"));
+  CHECK_THAT(parse_error("move (8x8 f32 GL row, 8x8 f32 GL row)"), Contains("missing '->'"));
+  CHECK_THAT(parse_error("move (8x8 f32 GL row bogus -> 8x8 f32 GL row)"), Contains("unknown tensor attribute"));
+  CHECK_THAT(parse_error("relu 8x8 f32 serial extra"), Contains("unexpected text") && Contains(">>extra<<"));
+  CHECK_THAT(parse_error("conv 8x8 f32"), Contains("takes 2 input shapes"));
+  CHECK_THAT(parse_error("matmul 8x8x8"), Contains("ends early"));
+  CHECK_THAT(parse_error(""), Contains("empty spec text"));
+  CHECK_THAT(parse_error("reducesum[axis=x] 8x8 f32"), Contains("unknown op"));
   for (const char* t : {"matmul 128x256 f32", "conv 8x8 f32", "matmul 8x8x8 f33"}) {
-    CHECK(error(t).find('\n') == std::string::npos);
+    CHECK(parse_error(t).find('\n') == std::string::npos);
   }
 }
 
@@ -97,6 +99,9 @@ TEST_CASE("conv strides and padding round-trip and print only when not default",
                            "compose[conv[pad=1], relu] 8x8x2 3x3x2x4 f32"}) {
     round_trip(text);
   }
+}
+
+TEST_CASE("conv strides and padding in the spec text; defaults print as before", "[spec][text]") {
   const Spec s = parse_spec("conv[stride=2,pad=1] 1x56x56x64 3x3x64x64 f32", avx512());
   CHECK(s.output().shape == Shape{1, 28, 28, 64});
   CHECK(spec_text(s).rfind("conv[stride=2,pad=1] (", 0) == 0);
@@ -108,26 +113,18 @@ TEST_CASE("conv strides and padding round-trip and print only when not default",
 }
 
 TEST_CASE("bad conv strides and padding are one-line errors naming the values", "[spec][text][errors]") {
-  auto error = [](const std::string& text) {
-    try {
-      parse_spec(text, avx512());
-    } catch (const UserError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(error("conv[stride=0] 8x8 3x3x2 f32"), Contains("conv stride 0 along rows must be at least 1"));
-  CHECK_THAT(error("conv[stride=1x0] 8x8 3x3x2 f32"), Contains("conv stride 0 along columns"));
-  CHECK_THAT(error("conv[pad=3] 8x8 3x3x2 f32"), Contains("conv padding 3 along rows is not smaller than the filter's 3"));
-  CHECK_THAT(error("conv[pad=0x1] 8x8 3x1x2 f32"), Contains("padding 1 along columns is not smaller than the filter's 1"));
-  CHECK_THAT(error("conv[pad=1] 1x1 5x5x2 f32"), Contains("larger than the image 1x1 padded by 1x1"));
-  CHECK_THAT(error("conv[stride=x] 8x8 3x3x2 f32"), Contains("unknown op") && Contains(">>conv[stride=x]<<"));
-  CHECK_THAT(error("matmul[pad=1] 8x8x8 f32"), Contains("unknown op"));
-  CHECK_THAT(error("conv[stride=2,stride=2] 8x8 3x3x2 f32"), Contains("unknown op"));
-  CHECK(error("conv (8x8 f32 GL row, 3x3x2 f32 GL row -> 6x6x2 f32 GL row)") == "no error");
-  CHECK_THAT(error("conv[stride=2] (8x8 f32 GL row, 3x3x2 f32 GL row -> 6x6x2 f32 GL row)"),
+  CHECK_THAT(parse_error("conv[stride=0] 8x8 3x3x2 f32"), Contains("conv stride 0 along rows must be at least 1"));
+  CHECK_THAT(parse_error("conv[stride=1x0] 8x8 3x3x2 f32"), Contains("conv stride 0 along columns"));
+  CHECK_THAT(parse_error("conv[pad=3] 8x8 3x3x2 f32"), Contains("conv padding 3 along rows is not smaller than the filter's 3"));
+  CHECK_THAT(parse_error("conv[pad=0x1] 8x8 3x1x2 f32"), Contains("padding 1 along columns is not smaller than the filter's 1"));
+  CHECK_THAT(parse_error("conv[pad=1] 1x1 5x5x2 f32"), Contains("larger than the image 1x1 padded by 1x1"));
+  CHECK_THAT(parse_error("conv[stride=x] 8x8 3x3x2 f32"), Contains("unknown op") && Contains(">>conv[stride=x]<<"));
+  CHECK_THAT(parse_error("matmul[pad=1] 8x8x8 f32"), Contains("unknown op"));
+  CHECK_THAT(parse_error("conv[stride=2,stride=2] 8x8 3x3x2 f32"), Contains("unknown op"));
+  CHECK(parse_error("conv (8x8 f32 GL row, 3x3x2 f32 GL row -> 6x6x2 f32 GL row)") == "no error");
+  CHECK_THAT(parse_error("conv[stride=2] (8x8 f32 GL row, 3x3x2 f32 GL row -> 6x6x2 f32 GL row)"),
              Contains("gives a 3x3x2 output, not 6x6x2"));
   for (const char* t : {"conv[stride=0] 8x8 3x3x2 f32", "conv[pad=3] 8x8 3x3x2 f32"}) {
-    CHECK(error(t).find('\n') == std::string::npos);
+    CHECK(parse_error(t).find('\n') == std::string::npos);
   }
 }
