@@ -21,7 +21,11 @@ std::string hex(std::uint64_t v) {
 
 }  // namespace
 
-std::string table_key(const Spec& spec) { return spec_bytes(canonical_spec(spec)); }
+std::string table_key(const Spec& spec) {
+  // The search asks with its memo's keys, which are canonical already: no copy for them.
+  if (is_canonical(spec)) return spec_bytes(spec);
+  return spec_bytes(canonical_spec(spec));
+}
 
 Table Table::open(const std::filesystem::path& path) {
   Table t;
