@@ -13,11 +13,18 @@
 #include "sched/tile_out.h"
 #include "sched/to_accum.h"
 #include "sched/to_matmul.h"
+#include "spec/conv_geometry.h"
 
 namespace kriek {
 namespace {
 
 using namespace sched_detail;
+
+/// A Conv whose output is in a register level: the accumulation stage of the conv path (enumerate.h), which only
+/// takes taps one at a time, to_matmul and kernels.
+bool conv_in_registers(const Spec& spec) {
+  return std::holds_alternative<Conv>(spec.op) && is_register_level(spec.output().level);
+}
 
 /// The leading output dimensions of a Conv that tile_out cuts only to 1: its batch and rows (0 for other ops).
 std::size_t conv_row_dims(const Spec& spec) {
@@ -28,7 +35,7 @@ std::size_t conv_row_dims(const Spec& spec) {
 void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const Shape& shape = spec.output().shape;
   const std::size_t rank = shape.size();
-  if (rank == 0) return;
+  if (rank == 0 || conv_in_registers(spec)) return;
   std::vector<std::vector<std::int64_t>> grids;
   std::size_t total = 1;
   // A conv's batch and rows are tiled to 1 or kept whole (conv_row_dims).
@@ -60,15 +67,20 @@ void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out)
 
 void splits(const Spec& spec, const Target& target, std::vector<Action>& out) {
   if (!accumulates(spec.op)) return;
+  if (const auto* conv = std::get_if<Conv>(&spec.op)) {
+    // A conv's taps one at a time, on the register-resident accumulator only, filter rows before columns; its
+    // channels are to_matmul's K, split by the matmul search.
+    if (!conv_in_registers(spec)) return;
+    const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
+    if (g.fh == 1 && g.fw == 1) return;
+    const Split s{1, static_cast<std::uint8_t>(g.fh > 1 ? 1 : 2)};
+    if (!split_fails(s, spec, target)) out.emplace_back(s);
+    return;
+  }
   if (const auto r = reduction_of(spec)) {
     for (std::int64_t k : tile_sizes(r->extent, false, false)) {
       if (!split_fails(Split{k}, spec, target)) out.emplace_back(Split{k});
     }
-  }
-  // A conv's taps one at a time (filter rows, then columns).
-  for (std::uint8_t axis : {1, 2}) {
-    const Split s{1, axis};
-    if (!split_fails(s, spec, target)) out.emplace_back(s);
   }
 }
 
@@ -82,7 +94,7 @@ std::vector<Level> memory_levels(const Target& target, Level floor) {
 }
 
 void slides(const Spec& spec, const Target& target, std::vector<Action>& out) {
-  if (!std::holds_alternative<Conv>(spec.op)) return;
+  if (!std::holds_alternative<Conv>(spec.op) || conv_in_registers(spec)) return;
   const TensorSpec& img = spec.input(0);
   const std::size_t first = img.rank() == 4 ? 1 : 0;
   const auto levels = memory_levels(target, img.level);
@@ -98,14 +110,28 @@ void slides(const Spec& spec, const Target& target, std::vector<Action>& out) {
 
 void pad_images(const Spec& spec, const Target& target, std::vector<Action>& out) {
   const auto* conv = std::get_if<Conv>(&spec.op);
-  if (conv == nullptr || !conv->padded()) return;
+  if (conv == nullptr || !conv->padded() || conv_in_registers(spec)) return;
   for (Level l : memory_levels(target, spec.input(0).level)) {
     const PadImage p{l, Layout::row_major()};
     if (!pad_image_fails(p, spec, target)) out.emplace_back(p);
   }
 }
 
+/// True when a conv's output may move into `level`: into a register level only as one unpadded output row of
+/// one image (to_matmul's shape, or a single element for direct_conv), since the register stage neither tiles,
+/// slides nor pads.
+bool conv_output_may_move(const Spec& spec, Level level) {
+  const auto* conv = std::get_if<Conv>(&spec.op);
+  if (conv == nullptr || !is_register_level(level)) return true;
+  if (spec.output().elements() == 1) return true;
+  const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
+  return !conv->padded() && g.batch == 1 && g.oh == 1;
+}
+
 void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
+  // A conv in registers reads its inputs where they are: packing them per register tile repeats the copy.
+  if (conv_in_registers(spec)) return;
+  const bool conv = std::holds_alternative<Conv>(spec.op);
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     const TensorSpec& t = spec.operands[i];
     if (!target.has_level(t.level)) continue;
@@ -116,7 +142,8 @@ void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
     std::vector<Layout> layouts{t.layout};
     if (!is_output) {
       layouts.push_back(Layout::row_major());
-      if (t.rank() >= 2 && width > 1) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), width));
+      // A conv's image stays row-major (to_matmul reads its channels as K); its filters block output channels.
+      if (t.rank() >= 2 && width > 1 && !(conv && i == 0)) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), width));
     }
     // Drop layouts that place this shape's elements like an earlier one.
     std::vector<Layout> distinct;
@@ -134,6 +161,7 @@ void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
       // Scalar registers take single elements (vector registers hold the tiles); L2 what L1 cannot hold.
       if (l == Level::RF && t.elements() != 1) continue;
       if (l == Level::L2 && t.bytes() * 2 <= l1_bytes) continue;
+      if (is_output && !conv_output_may_move(spec, l)) continue;
       if (is_register_level(l)) {
         MoveTo m{op, l, Layout::row_major(), l == Level::VRF ? width : 0u};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);
@@ -187,7 +215,9 @@ std::vector<Action> enumerate_actions(const Spec& spec, const Target& target) {
   splits(spec, target, out);
   slides(spec, target, out);
   moves(spec, target, out);
-  if (!to_accum_fails(ToAccum{}, spec, target)) out.emplace_back(ToAccum{});
+  // A conv accumulates in registers only (the taps are split there).
+  const bool conv_in_memory = std::holds_alternative<Conv>(spec.op) && !conv_in_registers(spec);
+  if (!conv_in_memory && !to_accum_fails(ToAccum{}, spec, target)) out.emplace_back(ToAccum{});
   bufferizes(spec, target, out);
   if (!to_matmul_fails(ToMatmul{}, spec, target)) out.emplace_back(ToMatmul{});
   pad_images(spec, target, out);

@@ -95,8 +95,38 @@ TEST_CASE("enumerate: the documented order, deterministic", "[sched][enumerate]"
   CHECK(only<TileOut>(a).front().tile == Shape{1, 1, 1});
   for (const auto& t : only<TileOut>(a)) CHECK_FALSE(t.parallel);
   CHECK(only<Slide>(a).size() == 2 * 4 * 3);  // dims 0, 1; sizes 1, 2, 3, 4 below 6; GL, L2, L1
-  // Channels by 1 (below 2), then the filter rows and columns one tap at a time.
-  CHECK(only<Split>(a) == std::vector<Split>{Split{1, 0}, Split{1, 1}, Split{1, 2}});
+  // A conv whose output is in memory neither splits nor accumulates: both happen in registers.
+  CHECK(only<Split>(a).empty());
+  CHECK(only<ToAccum>(a).empty());
+}
+
+TEST_CASE("enumerate: the conv path (memory stage, then taps one at a time in registers)", "[sched][enumerate]") {
+  const Target t = avx512();
+  // The memory stage: the image is packed row-major only (to_matmul reads its channels as K), the filters also
+  // blocked on output channels; the output moves into VRF only as one output row of one image.
+  const auto mem = enumerate_actions(conv({1, 3, 10, 8}, {3, 3, 8, 32}), t);
+  CHECK(contains(mem, Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
+  CHECK_FALSE(contains(mem, Action{MoveTo{0, Level::L1, Layout::blocked(3, 16), 0}}));
+  CHECK(contains(mem, Action{MoveTo{1, Level::L1, Layout::blocked(3, 16), 0}}));
+  CHECK(contains(mem, Action{MoveTo{2, Level::VRF, Layout::row_major(), 16}}));
+  const auto rows = enumerate_actions(conv({1, 4, 10, 8}, {3, 3, 8, 16}), t);  // two output rows
+  CHECK_FALSE(contains(rows, Action{MoveTo{2, Level::VRF, Layout::row_major(), 16}}));
+  // The register stage: no tiles, slides or moves; the filter rows first, then its columns, then to_matmul.
+  auto in_vrf = [&](Shape img, Shape filters) {
+    Spec s = conv(std::move(img), std::move(filters), true);
+    s.operands[2].level = Level::VRF;
+    s.operands[2].vector_size = 16;
+    return enumerate_actions(s, t);
+  };
+  const auto taps = in_vrf({1, 3, 10, 8}, {3, 3, 8, 16});
+  CHECK(only<Split>(taps) == std::vector<Split>{Split{1, 1}});
+  CHECK(only<TileOut>(taps).empty());
+  CHECK(only<Slide>(taps).empty());
+  CHECK(only<MoveTo>(taps).empty());
+  CHECK(only<Split>(in_vrf({1, 1, 10, 8}, {1, 3, 8, 16})) == std::vector<Split>{Split{1, 2}});
+  const auto window = in_vrf({1, 1, 8, 8}, {1, 1, 8, 16});
+  CHECK(only<Split>(window).empty());
+  CHECK(contains(window, Action{ToMatmul{}}));
 }
 
 TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][enumerate]") {
