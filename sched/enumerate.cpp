@@ -47,6 +47,12 @@ void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out)
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
     }
+    // A conv's output channels in whole vectors where they fill whole vectors: a narrower tile only reaches the
+    // scalar direct_conv, which the whole vectors beat.
+    const std::int64_t width = target.vector_elements(spec.output().dtype);
+    if (row_dims > 0 && d + 1 == rank && width > 1 && shape[d] % width == 0) {
+      std::erase_if(grids.back(), [&](std::int64_t size) { return size % width != 0; });
+    }
     total *= grids.back().size();
   }
   out.reserve(out.size() + 2 * total + 64);
@@ -141,9 +147,11 @@ void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
     // innermost dimension blocked by the vector width. Outputs are not packed.
     std::vector<Layout> layouts{t.layout};
     if (!is_output) {
-      layouts.push_back(Layout::row_major());
-      // A conv's image stays row-major (to_matmul reads its channels as K); its filters block output channels.
-      if (t.rank() >= 2 && width > 1 && !(conv && i == 0)) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), width));
+      // A conv packs its image row-major (to_matmul reads its channels as K) and its filters into panels of
+      // output channels (oneDNN's Ohwi8o..64o), nothing else.
+      const bool panels = t.rank() >= 2 && width > 1;
+      if (!(conv && i == 1 && panels)) layouts.push_back(Layout::row_major());
+      if (panels && !(conv && i == 0)) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), width));
     }
     // Drop layouts that place this shape's elements like an earlier one.
     std::vector<Layout> distinct;

@@ -108,6 +108,12 @@ TEST_CASE("enumerate: the conv path (memory stage, then taps one at a time in re
   CHECK(contains(mem, Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
   CHECK_FALSE(contains(mem, Action{MoveTo{0, Level::L1, Layout::blocked(3, 16), 0}}));
   CHECK(contains(mem, Action{MoveTo{1, Level::L1, Layout::blocked(3, 16), 0}}));
+  std::size_t filter_to_l1 = 0;  // an alias (row-major, as given) and the panels, no row-major copy
+  for (const MoveTo& m : only<MoveTo>(mem)) filter_to_l1 += m.operand == 1 && m.level == Level::L1;
+  CHECK(filter_to_l1 == 2);
+  // Output channels that fill whole vectors are tiled in whole vectors.
+  for (const TileOut& t : only<TileOut>(mem)) CHECK(t.tile[3] % 16 == 0);
+  CHECK(contains(mem, Action{TileOut{Shape{1, 1, 8, 16}, false}}));
   CHECK(contains(mem, Action{MoveTo{2, Level::VRF, Layout::row_major(), 16}}));
   const auto rows = enumerate_actions(conv({1, 4, 10, 8}, {3, 3, 8, 16}), t);  // two output rows
   CHECK_FALSE(contains(rows, Action{MoveTo{2, Level::VRF, Layout::row_major(), 16}}));
