@@ -1,6 +1,7 @@
 // bufferize: preconditions and the Pipeline node.
 #include "sched/bufferize.h"
 
+#include "impl/tiling.h"
 #include "sched/support.h"
 
 namespace kriek {
@@ -26,13 +27,33 @@ std::optional<NotApplicable> bufferize_fails(const Bufferize& a, const Spec& spe
   if (!target.has_level(a.level)) {
     return not_applicable("bufferize", 3, "target ", target.name, " has no level ", level_name(a.level));
   }
-  if (is_register_level(a.level)) {
-    return not_applicable("bufferize", 4, "pipeline buffers live in memory, not ", level_name(a.level));
-  }
-  const std::size_t rank = intermediate(*c, spec, a.cut).size();
+  const Shape mid = intermediate(*c, spec, a.cut);
+  const std::size_t rank = mid.size();
   if (!layout_valid(a.layout, rank)) {
     return not_applicable("bufferize", 5, "layout ", layout_text(a.layout), " is invalid for the rank-", rank,
                           " intermediate");
+  }
+  // A register buffer hands a register tile from one stage to the next (a fused epilogue): whole row-major
+  // vector registers in VRF, one element in RF, within the level's capacity.
+  if (is_register_level(a.level)) {
+    const std::uint32_t width = target.vector_elements(spec.output().dtype);
+    const std::int64_t elements = a.layout.buffer_elements(mid);
+    if (!a.layout.same_placement(Layout::row_major(), mid)) {
+      return not_applicable("bufferize", 4, "register buffers are row-major, not ", layout_text(a.layout));
+    }
+    if (a.level == Level::RF && elements != 1) {
+      return not_applicable("bufferize", 4, "RF buffers hold one element, not ", shape_text(mid));
+    }
+    if (a.level == Level::VRF && !register_box(mid, width)) {
+      return not_applicable("bufferize", 4, "the intermediate ", shape_text(mid), " does not split into whole ",
+                            "registers of ", width, " elements");
+    }
+    const std::int64_t capacity = target.level(a.level).capacity;
+    const std::int64_t bytes = elements * static_cast<std::int64_t>(dtype_bytes(spec.output().dtype));
+    if (capacity > 0 && bytes > capacity) {
+      return not_applicable("bufferize", 4, "the intermediate ", shape_text(mid), " takes ", bytes, " bytes but ",
+                            level_name(a.level), " holds ", capacity);
+    }
   }
   return std::nullopt;
 }
@@ -45,6 +66,7 @@ ExpandResult expand_bufferize(const Bufferize& action, const Spec& spec, const T
   p.buffer.dtype = spec.output().dtype;
   p.buffer.level = action.level;
   p.buffer.layout = action.layout;
+  if (action.level == Level::VRF) p.buffer.vector_size = target.vector_elements(p.buffer.dtype);
   return expansion(spec, std::move(p));
 }
 

@@ -10,11 +10,11 @@ namespace kriek {
 ///   (1) the op is a Compose;
 ///   (2) 1 <= cut < the number of stages;
 ///   (3) the target has `level`;
-///   (4) `level` is not a register level: pipeline buffers live in memory (a head that should write registers
-///       moves its output there instead);
-///   (5) `layout` is valid for the intermediate's rank.
+///   (4) a register buffer (a fused epilogue: the head's register tile is the tail's input, never stored) is
+///       row-major, one element in RF or whole vector registers in VRF, within the level's capacity;
+///   (5) `layout` is valid for the intermediate's rank (checked before (4)).
 /// The buffer: the intermediate's shape (compose_intermediate_shapes), the output's dtype, `level`, `layout`,
-/// aligned and contiguous. Children: head, tail (a primitive op when one stage remains).
+/// aligned and contiguous, and in VRF the target's vector size. Children: head, tail (a primitive op when one stage remains).
 ExpandResult expand_bufferize(const Bufferize& action, const Spec& spec, const Target& target);
 
 /// The failed precondition of expand_bufferize, or nullopt when it applies.

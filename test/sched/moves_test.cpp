@@ -209,9 +209,19 @@ TEST_CASE("bufferize (3): the level exists", "[sched][bufferize]") {
   CHECK_THAT(reason(Bufferize{1, Level::VRF, {}}, s, scalar_target()), Contains("bufferize (3): target scalar has no level VRF"));
 }
 
-TEST_CASE("bufferize (4): buffers live in memory", "[sched][bufferize]") {
-  const Spec s = compose({Matmul{}, Unary{}}, {{4, 4}, {4, 4}});
-  CHECK_THAT(reason(Bufferize{1, Level::RF, {}}, s), Contains("bufferize (4): pipeline buffers live in memory, not RF"));
+TEST_CASE("bufferize (4): register buffers hold whole registers, row-major, within capacity", "[sched][bufferize]") {
+  const Spec s = compose({Matmul{}, Unary{}}, {{4, 4}, {4, 16}});
+  CHECK_THAT(reason(Bufferize{1, Level::RF, {}}, s), Contains("bufferize (4): RF buffers hold one element, not 4x16"));
+  CHECK_THAT(reason(Bufferize{1, Level::VRF, Layout::col_major()}, s),
+             Contains("bufferize (4): register buffers are row-major, not col"));
+  CHECK_THAT(reason(Bufferize{1, Level::VRF, {}}, compose({Matmul{}, Unary{}}, {{4, 4}, {4, 3}})),
+             Contains("bufferize (4): the intermediate 4x3 does not split into whole registers of 16 elements"));
+  CHECK_THAT(reason(Bufferize{1, Level::VRF, {}}, compose({Matmul{}, Unary{}}, {{64, 4}, {4, 64}})),
+             Contains("bufferize (4): the intermediate 64x64 takes 16384 bytes but VRF holds"));
+  // A fused epilogue: the matmul's register tile is relu's input.
+  const ImplPtr fused = applied(Bufferize{1, Level::VRF, {}}, s);
+  CHECK(std::get<Pipeline>(fused->kind).buffer == ts({4, 16}, Level::VRF, Layout::row_major(), 16));
+  applied(Bufferize{1, Level::RF, {}}, compose({Matmul{}, Unary{}}, {{1, 4}, {4, 1}}));
 }
 
 TEST_CASE("bufferize (5): the layout suits the intermediate", "[sched][bufferize]") {

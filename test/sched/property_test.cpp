@@ -79,6 +79,8 @@ class Chooser {
       default: {
         const auto* c = std::get_if<Compose>(&spec.op);
         const auto cut = static_cast<std::uint8_t>(c ? in(1, static_cast<std::int64_t>(c->stages.size()) - 1) : 1);
+        // A register buffer (a fused epilogue) now and then; it applies only to register-sized intermediates.
+        if (pick(4) == 0) return Bufferize{cut, Level::VRF, Layout::row_major()};
         return Bufferize{cut, memory_level(), layout(out.size())};
       }
     }
