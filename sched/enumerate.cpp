@@ -26,6 +26,16 @@ bool conv_in_registers(const Spec& spec) {
   return std::holds_alternative<Conv>(spec.op) && is_register_level(spec.output().level);
 }
 
+/// A Conv with a 1x1 window and no padding: each run of an output row is a matmul (to_matmul) whose search tiles
+/// its channels and packs its image and output, so the conv stage only cuts rows and columns (output channels
+/// whole) and moves the filters (a packing hoisted above the loop over rows, which no matmul can do).
+bool pointwise_conv(const Spec& spec) {
+  const auto* conv = std::get_if<Conv>(&spec.op);
+  if (conv == nullptr || conv->padded()) return false;
+  const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
+  return g.fh == 1 && g.fw == 1;
+}
+
 /// The leading output dimensions of a Conv that tile_out cuts only to 1: its batch and rows (0 for other ops).
 std::size_t conv_row_dims(const Spec& spec) {
   if (!std::holds_alternative<Conv>(spec.op)) return 0;
@@ -44,6 +54,8 @@ void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out)
     // 3 and 6 make register tiles' rows; the innermost dimension is cut by vector widths (powers of two).
     if (d < row_dims) {
       grids.push_back(shape[d] > 1 ? std::vector<std::int64_t>{1, shape[d]} : std::vector<std::int64_t>{1});
+    } else if (pointwise_conv(spec) && d + 1 == rank) {
+      grids.push_back({shape[d]});
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
     }
@@ -100,7 +112,7 @@ std::vector<Level> memory_levels(const Target& target, Level floor) {
 }
 
 void slides(const Spec& spec, const Target& target, std::vector<Action>& out) {
-  if (!std::holds_alternative<Conv>(spec.op) || conv_in_registers(spec)) return;
+  if (!std::holds_alternative<Conv>(spec.op) || conv_in_registers(spec) || pointwise_conv(spec)) return;
   const TensorSpec& img = spec.input(0);
   const std::size_t first = img.rank() == 4 ? 1 : 0;
   const auto levels = memory_levels(target, img.level);
@@ -135,10 +147,11 @@ bool conv_output_may_move(const Spec& spec, Level level) {
 }
 
 void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
-  // A conv in registers reads its inputs where they are: packing them per register tile repeats the copy.
+  // A conv in registers reads its inputs where they are (packing them per register tile repeats the copy).
   if (conv_in_registers(spec)) return;
   const bool conv = std::holds_alternative<Conv>(spec.op);
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+    if (i != 1 && pointwise_conv(spec)) continue;  // its image and output are the matmul's to move
     const TensorSpec& t = spec.operands[i];
     if (!target.has_level(t.level)) continue;
     const std::uint32_t width = target.vector_elements(t.dtype);
@@ -190,7 +203,7 @@ void bufferizes(const Spec& spec, const Target& target, std::vector<Action>& out
   const auto* c = std::get_if<Compose>(&spec.op);
   if (c == nullptr) return;
   for (std::size_t cut = 1; cut < c->stages.size(); ++cut) {
-    for (Level l : {Level::GL, Level::L1}) {
+    for (Level l : {Level::GL, Level::L1, Level::VRF}) {
       Bufferize b{static_cast<std::uint8_t>(cut), l, Layout::row_major()};
       if (!bufferize_fails(b, spec, target)) out.emplace_back(b);
     }

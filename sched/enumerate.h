@@ -47,6 +47,8 @@
 //     vector width: oneDNN's Ohwi8o..16o), output channels that fill whole vectors are tiled in whole vectors
 //     (a narrower tile only reaches the scalar direct_conv), and the output moves into a register level only as
 //     one unpadded output row of one image (to_matmul's M) or a single element (direct_conv);
+//     A pointwise conv (1x1 window, unpadded) tiles no output channels, slides nothing and moves only its
+//     filters: each output row is a matmul that tiles and packs the rest itself;
 //   - in registers: to_accum, then the filter rows by 1 and, once one row is left, the columns by 1 (a loop over
 //     the taps), then to_matmul, whose matmul[acc] the matmul search splits over the channels (K); no tile_out,
 //     slide or move (a register tile is cut before it moves in; packing inputs per register tile repeats the
@@ -54,7 +56,8 @@
 // conv 1x8x8x16 3x3x16x16: 297,331 -> 8,559 Specs, the same best cost; conv 1x14x14x32 3x3x32x32: 1.82M Specs,
 // 326 s, 6.5 GiB -> 41,496 Specs, 14 s, 142 MiB, and a faster kernel (65 -> 74 GFLOP/s); the panels-only
 // filters and whole-vector channel tiles: conv[pad=1] 1x28x28x64 3x3x64x64 65,366 -> 43,833 Specs, 3.0M -> 2.0M
-// actions, the same best cost.
+// actions, the same best cost; the pointwise rule: conv[stride=2] 1x28x28x128 1x1x128x256 84k -> 46k Specs, the
+// same best cost.
 // Every action returned applies (the checks are the operators' own `*_fails` functions, which build no node).
 #pragma once
 

@@ -117,6 +117,16 @@ TEST_CASE("enumerate: the conv path (memory stage, then taps one at a time in re
   CHECK(contains(mem, Action{MoveTo{2, Level::VRF, Layout::row_major(), 16}}));
   const auto rows = enumerate_actions(conv({1, 4, 10, 8}, {3, 3, 8, 16}), t);  // two output rows
   CHECK_FALSE(contains(rows, Action{MoveTo{2, Level::VRF, Layout::row_major(), 16}}));
+  // A pointwise conv cuts rows and columns, keeps its output channels whole, slides nothing and moves only its
+  // filters (its matmul moves the rest).
+  const auto pointwise = enumerate_actions(conv({1, 4, 10, 8}, {1, 1, 8, 32}), t);
+  CHECK_FALSE(only<TileOut>(pointwise).empty());
+  for (const TileOut& x : only<TileOut>(pointwise)) CHECK(x.tile[3] == 32);
+  CHECK(only<Slide>(pointwise).empty());
+  CHECK_FALSE(only<MoveTo>(pointwise).empty());
+  for (const MoveTo& m : only<MoveTo>(pointwise)) CHECK(m.operand == 1);
+  CHECK_FALSE(contains(pointwise, Action{ToMatmul{}}));  // four rows: tile them first
+  CHECK(contains(enumerate_actions(conv({1, 1, 10, 8}, {1, 1, 8, 32}), t), Action{ToMatmul{}}));
   // The register stage: no tiles, slides or moves; the filter rows first, then its columns, then to_matmul.
   auto in_vrf = [&](Shape img, Shape filters) {
     Spec s = conv(std::move(img), std::move(filters), true);
