@@ -1,6 +1,7 @@
 // enumerate_actions: every legal action of a Spec in the documented order (see enumerate.h for the grid).
 #include "sched/enumerate.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "sched/bufferize.h"
@@ -36,9 +37,21 @@ bool pointwise_conv(const Spec& spec) {
   return g.fh == 1 && g.fw == 1;
 }
 
+/// True for a Conv and for a conv with an elementwise epilogue (a Compose of a Conv, then unary and binary
+/// stages): its output is the conv's and its first two inputs the conv's image and filters, so it is tiled and
+/// packed like the conv.
+bool conv_led(const Spec& spec) {
+  if (std::holds_alternative<Conv>(spec.op)) return true;
+  const auto* c = std::get_if<Compose>(&spec.op);
+  if (c == nullptr || !std::holds_alternative<Conv>(c->stages.front())) return false;
+  return std::all_of(c->stages.begin() + 1, c->stages.end(), [](const PrimitiveOp& s) {
+    return std::holds_alternative<Unary>(s) || std::holds_alternative<Binary>(s);
+  });
+}
+
 /// The leading output dimensions of a Conv that tile_out cuts only to 1: its batch and rows (0 for other ops).
 std::size_t conv_row_dims(const Spec& spec) {
-  if (!std::holds_alternative<Conv>(spec.op)) return 0;
+  if (!conv_led(spec)) return 0;
   return spec.input(0).rank() == 4 ? 2 : 1;
 }
 
@@ -149,7 +162,7 @@ bool conv_output_may_move(const Spec& spec, Level level) {
 void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
   // A conv in registers reads its inputs where they are (packing them per register tile repeats the copy).
   if (conv_in_registers(spec)) return;
-  const bool conv = std::holds_alternative<Conv>(spec.op);
+  const bool conv = conv_led(spec);
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     if (i != 1 && pointwise_conv(spec)) continue;  // its image and output are the matmul's to move
     const TensorSpec& t = spec.operands[i];

@@ -127,6 +127,15 @@ TEST_CASE("enumerate: the conv path (memory stage, then taps one at a time in re
   for (const MoveTo& m : only<MoveTo>(pointwise)) CHECK(m.operand == 1);
   CHECK_FALSE(contains(pointwise, Action{ToMatmul{}}));  // four rows: tile them first
   CHECK(contains(enumerate_actions(conv({1, 1, 10, 8}, {1, 1, 8, 32}), t), Action{ToMatmul{}}));
+  // A conv with an elementwise epilogue is tiled and packed like its conv.
+  const auto fused = enumerate_actions(
+      compose({Conv{}, Binary{BinaryOp::add}, Unary{}}, {{1, 6, 10, 8}, {3, 3, 8, 32}, {1, 1, 1, 32}}), t);
+  for (const TileOut& x : only<TileOut>(fused)) {
+    CHECK((x.tile[1] == 1 || x.tile[1] == 4));
+    CHECK(x.tile[3] % 16 == 0);
+  }
+  CHECK_FALSE(contains(fused, Action{MoveTo{0, Level::L1, Layout::blocked(3, 16), 0}}));
+  CHECK_FALSE(contains(fused, Action{Bufferize{1, Level::VRF, Layout::row_major()}}));  // 4x8x32: over 2 KiB
   // The register stage: no tiles, slides or moves; the filter rows first, then its columns, then to_matmul.
   auto in_vrf = [&](Shape img, Shape filters) {
     Spec s = conv(std::move(img), std::move(filters), true);
