@@ -78,8 +78,18 @@ Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_s
   }
   std::nth_element(per_call.begin(), per_call.begin() + static_cast<std::ptrdiff_t>(per_call.size() / 2), per_call.end());
   t.median_seconds = per_call[per_call.size() / 2];
+  t.best_seconds = *std::min_element(per_call.begin(), per_call.end());
   t.gflops = flop_count(spec) / t.median_seconds * 1e-9;
   return t;
+}
+
+ImplMeasurement measure_impl(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,
+                             const std::string& function, std::uint64_t seed, double budget_seconds) {
+  const LoadedKernel kernel = compile_and_load(emit_c(impl, target, function), target, dir);
+  ImplMeasurement m;
+  m.verification = verify(kernel, impl->spec, seed);
+  if (m.verification.ok()) m.timing = time_kernel(kernel, impl->spec, budget_seconds);
+  return m;
 }
 
 double measured_peak_gflops(const Target& target, const std::filesystem::path& dir) {
