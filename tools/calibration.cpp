@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <ctime>
 #include <iostream>
@@ -50,28 +51,33 @@ class Prober {
     std::filesystem::remove_all(dir_, ec);
   }
 
+  /// Runs probe `name` once with `args` and returns the double it leaves in the scratch buffer.
+  double result_of(const std::string& name, std::vector<long> args) {
+    kernel(name).call({reinterpret_cast<float*>(args.data()), reinterpret_cast<float*>(scratch_.data),
+                       reinterpret_cast<float*>(scratch_.data)});
+    double r = 0;
+    std::memcpy(&r, scratch_.data, sizeof r);
+    return r;
+  }
+
   /// Seconds per repetition of probe `name` on `buffer` with `args` (args[0], the repetitions, is chosen here):
   /// repetitions grow until one run lasts long enough to time, then the fastest of several runs (others sharing
   /// the machine only ever slow a run down). Timed in this thread's CPU time, which a preemption does not count
-  /// (on a loaded machine wall time counts other processes' turns). `once`: probes that run other threads, timed
-  /// in wall time one repetition per run, so that a run the other cores were free for can be the fastest.
-  double seconds_per_rep(const std::string& name, std::vector<long> args, char* buffer, bool once = false) {
-    auto it = kernels_.find(name);
-    if (it == kernels_.end()) it = kernels_.emplace(name, codegen::LoadedKernel::load(library_, name)).first;
-    const codegen::LoadedKernel& k = it->second;
+  /// (on a loaded machine wall time counts other processes' turns).
+  double seconds_per_rep(const std::string& name, std::vector<long> args, char* buffer) {
+    const codegen::LoadedKernel& k = kernel(name);
     const double target_seconds = options_.quick ? 0.001 : 0.004;
-    const int runs = (options_.quick ? 3 : 9) * (once ? 20 : 1);
-    const bool wall = once;
+    const int runs = options_.quick ? 3 : 9;
     args.insert(args.begin(), 1);
     auto run = [&] {
-      const double start = now(wall);
+      const double start = now();
       k.call({reinterpret_cast<float*>(args.data()), reinterpret_cast<float*>(buffer),
               reinterpret_cast<float*>(scratch_.data)});
-      return now(wall) - start;
+      return now() - start;
     };
     run();  // warm-up: page faults, the OpenMP team
     double s = run();
-    while (!once && s < target_seconds && args[0] < (1L << 40)) {
+    while (s < target_seconds && args[0] < (1L << 40)) {
       args[0] *= std::max<long>(2, std::min<long>(64, static_cast<long>(target_seconds / std::max(s, 1e-9))));
       s = run();
     }
@@ -80,9 +86,14 @@ class Prober {
   }
 
  private:
-  static double now(bool wall) {
+  const codegen::LoadedKernel& kernel(const std::string& name) {
+    auto it = kernels_.find(name);
+    if (it == kernels_.end()) it = kernels_.emplace(name, codegen::LoadedKernel::load(library_, name)).first;
+    return it->second;
+  }
+  static double now() {
     timespec t;
-    clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &t);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
   }
 
@@ -175,7 +186,9 @@ TargetProfile calibrate(const Target& target, const CalibrationOptions& options)
   const double strided = probe.seconds_per_rep("kc_copy", {kRows, kStride, kWidth, kWidth, kStride}, matrix.data);
   record("pack-contiguous", bytes_copied / cycles(contiguous));
   record("pack-strided", bytes_copied / cycles(strided));
-  record("parallel-launch", cycles(probe.seconds_per_rep("kc_parallel", {}, small.data, true)));
+  probe.result_of("kc_parallel", {1, 1000000});  // starts the thread team
+  const std::vector<long> regions = options.quick ? std::vector<long>{1000, 300000} : std::vector<long>{10000, 3000000};
+  record("parallel-launch", cycles(probe.result_of("kc_parallel", regions)));
 
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   p.measured = utc_now() + " in " + std::to_string(static_cast<int>(std::ceil(seconds))) + " s" +
