@@ -30,6 +30,11 @@ struct Timing {
 /// millisecond, for about `budget_seconds` in all (at least 5 samples); the median sample per call.
 Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_seconds = 0.5);
 
+/// The emitted code with its comments dropped and every name that is not called renamed by first appearance:
+/// two Impls of one Spec with equal shapes are the same kernel (they differ only in moves that emit no code, such
+/// as aliases into a cache, and so in the names of their variables). Timing both would measure only noise.
+std::string code_shape(const CSource& c);
+
 /// What measure_impl found: the verification, and the timing when the kernel verified.
 struct ImplMeasurement {
   Verification verification;

@@ -3,6 +3,7 @@
 // its repetition count. Port probes are inline assembly, so that what runs is exactly the instruction measured.
 #include <sstream>
 
+#include "spec/error.h"
 #include "tools/calibration.h"
 
 namespace kriek::tools {
@@ -24,8 +25,10 @@ Width width(int bits) {
     case 32: return {32, "xmm", "float", "__builtin_fmaf", "", "", "vmovss"};
     case 128: return {128, "xmm", "__m128", "_mm_fmadd_ps", "_mm_add_ps", "_mm_set1_ps", "vmovups"};
     case 256: return {256, "ymm", "__m256", "_mm256_fmadd_ps", "_mm256_add_ps", "_mm256_set1_ps", "vmovups"};
-    default: return {512, "zmm", "__m512", "_mm512_fmadd_ps", "_mm512_add_ps", "_mm512_set1_ps", "vmovups"};
+    case 512: return {512, "zmm", "__m512", "_mm512_fmadd_ps", "_mm512_add_ps", "_mm512_set1_ps", "vmovups"};
   }
+  KRIEK_ASSERT(false, "no probes for vectors of ", bits, " bits");
+  return {};
 }
 
 constexpr int kChains = 12;  // covers FMA latency x issue width (4 x 2) and fits 16 registers

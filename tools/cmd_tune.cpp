@@ -1,8 +1,9 @@
-// `kriek tune SPEC [--top K]`: the K cheapest distinct Impls by the cost model (synth/alternatives.h) compiled,
+// `kriek tune SPEC [--top K]`: the K cheapest distinct kernels by the cost model (synth/alternatives.h) compiled,
 // verified and timed, the fastest recorded beside the DP table (cache/tuned.h), so that query, run and library
 // use it. Prints each candidate's predicted cost and measured time side by side.
 #include <iomanip>
 #include <iostream>
+#include <set>
 
 #include "cache/tuned.h"
 #include "codegen/measure.h"
@@ -25,18 +26,27 @@ int run_tune(const std::vector<std::string>& raw) {
   if (!codegen::host_runs(target)) {
     user_error("this machine cannot run ", isa_name(target.isa), " code, so kriek tune cannot time it");
   }
-  const std::vector<FrontierEntry> candidates = cheapest_alternatives(*s.synth, s.spec, s.limits, top);
+  // Of more alternatives than asked for, the first `top` distinct kernels: many differ only in moves that emit
+  // no code (aliases into a cache), and timing the same kernel twice measures only noise.
+  const FrontierLookup lookup = synthesizer_lookup(*s.synth, s.table ? &*s.table : nullptr);
+  std::vector<FrontierEntry> candidates;
+  std::vector<ImplPtr> impls;
+  std::set<std::string> shapes;
+  for (FrontierEntry& e : cheapest_alternatives(*s.synth, s.spec, s.limits, 4 * top)) {
+    ImplPtr impl = reconstruct_decision(s.spec, e, target, lookup);
+    if (candidates.size() == top || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
+    candidates.push_back(std::move(e));
+    impls.push_back(std::move(impl));
+  }
   // Saved first: every child a candidate names is then in the table, so its Impl rebuilds from the table alone.
   if (const std::string saved = s.save_table(); !saved.empty()) std::cout << saved << "\n";
-  const FrontierLookup lookup = synthesizer_lookup(*s.synth, s.table ? &*s.table : nullptr);
   const std::filesystem::path dir = codegen::make_temp_dir();
   std::vector<double> best;
   std::cout << "tuning " << s.spec << ": " << candidates.size() << " candidates within " << s.limits << "\n"
             << "    #  predicted (1/16 cycles)  measured per call  GFLOP/s  root action\n";
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const ImplPtr impl = reconstruct_decision(s.spec, candidates[i], target, lookup);
     const codegen::ImplMeasurement m =
-        codegen::measure_impl(impl, target, dir, "kriek_tune_" + std::to_string(i), 1, 0.25);
+        codegen::measure_impl(impls[i], target, dir, "kriek_tune_" + std::to_string(i), 1, 0.25);
     if (!m.verification.ok()) {
       std::cout << "candidate " << i << " does NOT verify: max error " << m.verification.max_error << " (tolerance "
                 << m.verification.tolerance << "); its source is kept in " << dir.string() << "\n";
