@@ -22,7 +22,7 @@ struct Width {
 
 Width width(int bits) {
   switch (bits) {
-    case 32: return {32, "xmm", "float", "__builtin_fmaf", "", "", "vmovss"};
+    case 32: return {32, "xmm", "float", "__builtin_fmaf", "", "", "movss"};  // SSE: a scalar host may lack AVX
     case 128: return {128, "xmm", "__m128", "_mm_fmadd_ps", "_mm_add_ps", "_mm_set1_ps", "vmovups"};
     case 256: return {256, "ymm", "__m256", "_mm256_fmadd_ps", "_mm256_add_ps", "_mm256_set1_ps", "vmovups"};
     case 512: return {512, "zmm", "__m512", "_mm512_fmadd_ps", "_mm512_add_ps", "_mm512_set1_ps", "vmovups"};
@@ -111,7 +111,7 @@ codegen::CSource calibration_source(Isa isa) {
   const Width widest = width(widths.back());
   port_probe(c, "kc_loads", widest, widest.move, false);
   port_probe(c, "kc_stores", widest, widest.move, true);
-  port_probe(c, "kc_broadcasts", widest, widest.bits == 32 ? "vmovss" : "vbroadcastss", false);
+  port_probe(c, "kc_broadcasts", widest, widest.bits == 32 ? "movss" : "vbroadcastss", false);
   chains_probe(c, "kc_vector_ops", widest, kChains, false);
   read_probe(c, "kc_read", widest);
   // Load-to-use latency: a walk along pointers stored in `buffer`.
