@@ -128,13 +128,14 @@ std::optional<TunedRecord> find_tuned(const std::filesystem::path& table, const 
 }
 
 ImplPtr reconstruct_decision(const Spec& spec, const FrontierEntry& decision, const Target& target,
-                             const FrontierLookup& lookup) {
+                             const FrontierLookup& lookup, const Table* table) {
   Frontier own;
   own.entries.push_back(decision);
   return reconstruct(spec, 0, target, [&](const Spec& s) {
     if (s == spec) {
       StoredFrontier stored;
       stored.read = own;
+      stored.table = table;
       return stored;
     }
     return lookup(s);

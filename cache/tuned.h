@@ -34,8 +34,10 @@ std::optional<TunedRecord> find_tuned(const std::filesystem::path& table, const 
                                       const Spec& spec, const MemoryUse& limits);
 
 /// Rebuilds the Impl of `decision`, a decision of `spec` that need not be on its frontier: its action applied to
-/// `spec`, each child rebuilt from the entry it names (reconstruct, with `lookup` for the children).
+/// `spec`, each child rebuilt from the entry it names (reconstruct, with `lookup` for the children). `table`: the
+/// table the decision was recorded beside, so that one that no longer rebuilds (a gc dropped a child) is a
+/// UserError naming it; nullptr for a decision of this process (then it is a bug).
 ImplPtr reconstruct_decision(const Spec& spec, const FrontierEntry& decision, const Target& target,
-                             const FrontierLookup& lookup);
+                             const FrontierLookup& lookup, const Table* table = nullptr);
 
 }  // namespace kriek

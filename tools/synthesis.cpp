@@ -83,6 +83,17 @@ std::string gib(std::int64_t bytes) {
 
 }  // namespace
 
+ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& target, const FrontierLookup& lookup,
+                      const Table& table) {
+  try {
+    return reconstruct_decision(spec, tuned.decision, target, lookup, &table);
+  } catch (const UserError& e) {
+    std::cerr << "kriek: note: the tuned choice no longer rebuilds (" << e.what()
+              << "); the cheapest predicted is used (kriek tune again)\n";
+    return nullptr;
+  }
+}
+
 void refuse_beyond_memory(const Spec& spec) {
   std::int64_t needed = 0;
   for (const TensorSpec& t : spec.operands) needed += t.bytes();
@@ -143,10 +154,11 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   s.impl = s.synth->reconstruct(s.spec, static_cast<std::size_t>(best));
   if (s.table_path) {
     s.tuned = find_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits);
-    if (s.tuned) {
-      s.impl = reconstruct_decision(s.spec, s.tuned->decision, target,
-                                    synthesizer_lookup(*s.synth, s.table ? &*s.table : nullptr));
-    }
+    const Table* table = s.table ? &*s.table : nullptr;
+    ImplPtr tuned = s.tuned && table ? rebuild_tuned(s.spec, *s.tuned, target, synthesizer_lookup(*s.synth, table), *table)
+                                     : nullptr;
+    if (tuned) s.impl = tuned;
+    else s.tuned.reset();
   }
   return s;
 }

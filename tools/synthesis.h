@@ -44,6 +44,11 @@ struct Synthesis {
   std::string tuned_line() const;
 };
 
+/// The Impl of a tuned choice recorded beside `table`, or null with a note on stderr when it no longer rebuilds
+/// (a gc may drop subproblems only the tuned choice used): the caller then takes the cheapest predicted.
+ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& target, const FrontierLookup& lookup,
+                      const Table& table);
+
 /// UserError, before any search, when the operands of `spec` alone need more bytes than this machine's physical
 /// memory (naming both): such a kernel could never run.
 void refuse_beyond_memory(const Spec& spec);

@@ -8,7 +8,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "cache/table.h"
+#include "cache/tuned.h"
 #include "spec/profile.h"
+#include "spec/text.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -149,4 +152,28 @@ TEST_CASE("kriek tune records the fastest candidate, and query, run and synth us
   const std::string records = read(table + "/tuned");
   CHECK(std::count(records.begin(), records.end(), '\n') == 2);
   CHECK(run_kriek("query " + spec).status == 0);
+}
+
+TEST_CASE("a tuned choice that no longer rebuilds falls back to the cheapest predicted with a note", "[tools][tune]") {
+  const kriek::testing::TempDir dir;
+  const std::string table = (dir / "t.table").string();
+  REQUIRE(run_kriek("synth 'matmul 8x8x16 f32' --no-profile --table " + table).status == 0);
+  const kriek::Target& target = kriek::host_target();
+  const kriek::CostModel model = kriek::CostModel::for_target(target);
+  const kriek::Spec spec = kriek::parse_spec("matmul 8x8x16 f32", target);
+  const std::optional<kriek::Frontier> f = kriek::Table::open(table).lookup(spec);
+  REQUIRE(f);
+  // The DP's own entry, but naming a child entry that does not exist (what a gc that dropped a child leaves).
+  kriek::FrontierEntry broken = f->entries.front();
+  REQUIRE_FALSE(broken.children.empty());
+  broken.children.front() = 999;
+  kriek::record_tuned(table, target, model, spec, kriek::capacities(target), kriek::TunedRecord{broken, 1e-6, 2e-6});
+  const Result r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("kriek: note: the tuned choice no longer rebuilds") && Contains("verified") &&
+                        !Contains("tuned: the fastest"));
+  const Result query = run_kriek("query 'matmul 8x8x16 f32' --no-profile --table " + table);
+  CHECK(query.status == 0);
+  CHECK_THAT(query.out, Contains("kriek: note: the tuned choice no longer rebuilds") &&
+                            Contains("# best within limits: entry 0"));
 }
