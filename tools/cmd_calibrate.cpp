@@ -1,5 +1,6 @@
 // `kriek calibrate [-o FILE] [--quick]`: measures this machine (tools/calibration.h) and writes its target profile,
 // by default where every command looks for it (beside the per-user DP table), so the cost model uses it from then on.
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 
@@ -28,6 +29,13 @@ int run_calibrate(const std::vector<std::string>& raw) {
   std::cout << "calibrating " << host_target().name << " (" << isa_name(host_target().isa) << ")"
             << (options.quick ? ", quick" : "") << "\n";
   const TargetProfile profile = calibrate(host_target(), options);
+  // Single-core probes are timed in CPU time and shrug off other processes; the parallel start cannot.
+  double load = 0;
+  if (getloadavg(&load, 1) == 1 && load > host_target().cores) {
+    std::cout << "note: the load average is " << load << " on " << host_target().cores
+              << " cores: parallel-launch measured how long another core takes to free up; calibrate on an idle "
+                 "machine for the cost of the region itself\n";
+  }
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path());
   write_file_atomically(path.string(), print_profile(profile));
   std::cout << "measured " << profile.measured << "\nwrote " << path.string() << " (profile fingerprint " << std::hex
