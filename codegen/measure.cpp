@@ -2,6 +2,7 @@
 #include "codegen/measure.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -78,8 +79,51 @@ Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_s
   }
   std::nth_element(per_call.begin(), per_call.begin() + static_cast<std::ptrdiff_t>(per_call.size() / 2), per_call.end());
   t.median_seconds = per_call[per_call.size() / 2];
+  t.best_seconds = *std::min_element(per_call.begin(), per_call.end());
   t.gflops = flop_count(spec) / t.median_seconds * 1e-9;
   return t;
+}
+
+ImplMeasurement measure_impl(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,
+                             const std::string& function, std::uint64_t seed, double budget_seconds) {
+  const LoadedKernel kernel = compile_and_load(emit_c(impl, target, function), target, dir);
+  ImplMeasurement m;
+  m.verification = verify(kernel, impl->spec, seed);
+  if (m.verification.ok()) m.timing = time_kernel(kernel, impl->spec, budget_seconds);
+  return m;
+}
+
+std::string code_shape(const CSource& c) {
+  std::string out;
+  std::map<std::string, int> names;
+  const std::string& code = c.code;
+  std::size_t i = 0;
+  while (i < code.size()) {
+    if (code.compare(i, 2, "//") == 0) {
+      i = code.find('\n', i);
+      if (i == std::string::npos) break;
+      continue;
+    }
+    const char ch = code[i];
+    if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') {
+      std::size_t end = i;
+      while (end < code.size() && (std::isalnum(static_cast<unsigned char>(code[end])) || code[end] == '_')) ++end;
+      std::string name = code.substr(i, end - i);
+      std::size_t next = code.find_first_not_of(" \t", end);
+      const bool called = next != std::string::npos && code[next] == '(';
+      // The entry point's name, and helpers named after it, are the same in every kernel of one shape.
+      for (std::size_t at = name.find(c.function); !c.function.empty() && at != std::string::npos; at = name.find(c.function)) {
+        name.replace(at, c.function.size(), "ENTRY");
+      }
+      if (!called) name = "n" + std::to_string(names.emplace(name, static_cast<int>(names.size())).first->second);
+      out += name;
+      i = end;
+      continue;
+    }
+    out += ch;
+    ++i;
+  }
+  return out;
 }
 
 double measured_peak_gflops(const Target& target, const std::filesystem::path& dir) {

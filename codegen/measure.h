@@ -19,6 +19,8 @@ Verification verify(const LoadedKernel& kernel, const Spec& spec, std::uint64_t 
 
 struct Timing {
   double median_seconds = 0;  ///< per call
+  /// Per call in the fastest sample: what comparisons on a shared machine use (others only ever slow one down).
+  double best_seconds = 0;
   double gflops = 0;
   int samples = 0;
   std::int64_t calls_per_sample = 0;
@@ -27,6 +29,23 @@ struct Timing {
 /// Times `kernel` on random operands: one warm-up call, then samples of enough back-to-back calls to last about a
 /// millisecond, for about `budget_seconds` in all (at least 5 samples); the median sample per call.
 Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_seconds = 0.5);
+
+/// The emitted code with its comments dropped and every name that is not called renamed by first appearance:
+/// two Impls of one Spec with equal shapes are the same kernel (they differ only in moves that emit no code, such
+/// as aliases into a cache, and so in the names of their variables). Timing both would measure only noise.
+std::string code_shape(const CSource& c);
+
+/// What measure_impl found: the verification, and the timing when the kernel verified.
+struct ImplMeasurement {
+  Verification verification;
+  Timing timing;
+};
+
+/// Emits `impl` as C with entry point `function` (distinct per kernel of a process: libraries are loaded by
+/// path), compiles it in `dir`, verifies it on `seed`'s operands and, when it verifies, times it for about
+/// `budget_seconds`. Compiler failures throw CompileError.
+ImplMeasurement measure_impl(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,
+                             const std::string& function, std::uint64_t seed = 1, double budget_seconds = 0.5);
 
 /// The target's single-core f32 peak in GFLOP/s, measured by an FMA-throughput loop compiled for the target in
 /// `dir` (once per process and target).

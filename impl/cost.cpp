@@ -204,6 +204,7 @@ CostModel CostModel::for_target(const Target& target) {
   CostModel m;
   m.cores = static_cast<std::uint32_t>(target.cores);
   if (target.isa == Isa::scalar) m.vector_fma = m.vector_load = m.vector_store = m.vector_op = 0;
+  if (target.profile) m.apply_profile(*target.profile, target);
   return m;
 }
 

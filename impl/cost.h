@@ -48,8 +48,11 @@ struct CostModel {
   /// Setting up a buffer of a move or pipeline (address computation, no allocation on the hot path).
   Cost buffer_setup = 16;
 
-  /// The constants for `target` (the defaults describe the AVX-512 and AVX2 hosts this project runs on).
+  /// The constants for `target`: the defaults describe the AVX-512 and AVX2 hosts this project runs on; a target
+  /// with a profile (`kriek calibrate`) gets the constants its measurements give (apply_profile).
   static CostModel for_target(const Target& target);
+  /// Replaces the constants a profile measures (impl/cost_profile.cpp says which measurement gives which).
+  void apply_profile(const TargetProfile& profile, const Target& target);
   /// A stable digest of every constant (tables record it).
   std::uint64_t fingerprint() const;
 };

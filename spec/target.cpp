@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "spec/error.h"
+#include "spec/profile.h"
 #include "spec/stable_hash.h"
 #include "spec/target.h"
 
@@ -40,6 +41,7 @@ std::uint64_t Target::fingerprint() const {
   h.add(static_cast<std::uint64_t>(cores));
   h.add(static_cast<std::uint64_t>(vector_bytes)).add(static_cast<std::uint64_t>(vector_registers));
   h.add(static_cast<std::uint64_t>(scalar_registers));
+  if (profile) h.add(profile->fingerprint());
   return h.value();
 }
 
@@ -98,6 +100,11 @@ std::ostream& operator<<(std::ostream& out, const Target& t) {
   if (t.l3_bytes) out << "L3 " << human(t.l3_bytes) << " (informational)\n";
   out << "cores " << t.cores << "\n";
   for (const auto& note : t.notes) out << "note: " << note << "\n";
+  if (t.profile) {
+    out << "profile " << (t.profile->source.empty() ? "(measured in this process)" : t.profile->source) << ", "
+        << std::hex << t.profile->fingerprint() << std::dec
+        << (t.profile->measured.empty() ? "" : ", measured " + t.profile->measured) << "\n";
+  }
   out << "fingerprint " << std::hex << t.fingerprint() << std::dec << "\n";
   return out;
 }

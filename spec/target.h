@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,7 @@
 namespace kriek {
 
 enum class Isa : std::uint8_t { scalar, avx2, avx512 };
+struct TargetProfile;
 std::string_view isa_name(Isa isa);
 
 struct LevelInfo {
@@ -48,6 +50,9 @@ struct Target {
   std::int32_t cores = 2;
   /// What detection noticed, e.g. CPUID and the OS disagreeing on a cache; informational, not fingerprinted.
   std::vector<std::string> notes;
+  /// What `kriek calibrate` measured on this machine (spec/profile.h), or null: the cost model's defaults. When
+  /// present, the fingerprint covers it.
+  std::shared_ptr<const TargetProfile> profile;
 
   bool has_level(Level l) const;
   /// The level's description; asserts that the target has it.
@@ -58,7 +63,8 @@ struct Target {
   int level_index(Level l) const;
   /// True when `a` is strictly faster (closer to the core) than `b`.
   bool faster(Level a, Level b) const { return level_index(a) > level_index(b); }
-  /// A stable 64-bit digest of every parameter above (for tables built for this target).
+  /// A stable 64-bit digest of every parameter above (for tables built for this target), the profile's included
+  /// when there is one (without one, the digest is what it was before profiles existed).
   std::uint64_t fingerprint() const;
 
   friend bool operator==(const Target& a, const Target& b) { return a.fingerprint() == b.fingerprint(); }

@@ -101,7 +101,7 @@ int run_library(const std::vector<std::string>& raw) {
   if (!in) user_error("cannot read the list '", list_file, "'");
   std::ostringstream text;
   text << in.rdbuf();
-  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  const Target target = command_target(args);
   std::vector<LibraryEntry> entries = parse_library_list(text.str(), list_file, target);
   if (const auto* backend = args.get("--backend"); backend && *backend != "c") {
     user_error("--backend '", *backend, "' is not available (this kriek emits C; the LLVM backend is not built yet)");

@@ -69,20 +69,20 @@ MemoryUse session_limits(const Args& args, const Target& target) {
 }  // namespace
 
 int run_repl_command(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target", "--memory"}, {});
+  const Args args = parse_args(raw, {"--target", "--profile", "--memory"}, {"--no-profile"});
   if (!args.positional.empty()) user_error("kriek repl takes no arguments (got '", args.positional[0], "')");
-  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  const Target target = command_target(args);
   const MemoryUse limits = session_limits(args, target);
   if (isatty(STDIN_FILENO)) return interactive(target, limits);
   return run_repl(std::cin, std::cout, std::cerr, false, target, limits);
 }
 
 int run_script(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target", "--memory"}, {});
+  const Args args = parse_args(raw, {"--target", "--profile", "--memory"}, {"--no-profile"});
   if (args.positional.size() != 1) user_error("usage: kriek script FILE [--target T] [--memory L1=32K,...]");
   std::ifstream file(args.positional[0]);
   if (!file) user_error("cannot read script '", args.positional[0], "'");
-  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  const Target target = command_target(args);
   return run_repl(file, std::cout, std::cerr, false, target, session_limits(args, target));
 }
 

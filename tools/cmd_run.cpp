@@ -22,6 +22,7 @@ int run_run(const std::vector<std::string>& raw) {
   if (const auto* k = args.get("--keep")) options.keep = *k;
   Synthesis s = synthesize(args.positional[0], args);
   std::cout << print_impl(s.impl) << "\n" << s.stats_line() << "\n";
+  if (s.tuned) std::cout << s.tuned_line() << "\n";
   if (const std::string saved = s.save_table(); !saved.empty()) std::cout << saved << "\n";
   std::cout << "\n";
   return run_kernel(s.impl, s.target(), options, std::cout);

@@ -22,7 +22,7 @@ int run_spec(const std::vector<std::string>& raw) {
 }
 
 int run_target(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target", "--from-cpuid"}, {"--dump-cpuid"});
+  const Args args = parse_args(raw, {"--target", "--profile", "--from-cpuid"}, {"--dump-cpuid", "--no-profile"});
   if (!args.positional.empty()) user_error("kriek target takes no arguments, got '", args.positional[0], "'");
   if (args.has("--dump-cpuid")) {
     print_cpuid(std::cout, record_host_cpuid());
@@ -37,7 +37,7 @@ int run_target(const std::vector<std::string>& raw) {
     std::cout << detect_target(parse_cpuid(text.str()), OsCacheView{}, os_cores());
     return 0;
   }
-  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  const Target target = command_target(args);
   std::cout << target << "C flags";
   for (const std::string& f : codegen::isa_flags(target)) std::cout << ' ' << f;
   std::cout << "\n";

@@ -28,6 +28,7 @@ int run_synth(const std::vector<std::string>& raw) {
   const ImplCost total = evaluate(s.impl, target, s.synth->model());
   std::cout << "\ncost " << total.cost << " (1/16 cycles, ~" << total.cost / 16 << " cycles), peak " << total.peak
             << "\n";
+  if (s.tuned) std::cout << s.tuned_line() << "\n";
   if (args.has("--frontier")) {
     std::cout << "\nfrontier (" << s.frontier->entries.size() << " entries):\n";
     for (const FrontierEntry& e : s.frontier->entries) {

@@ -3,16 +3,19 @@
 // environment, prints and exits.
 #include <cctype>
 #include <cstdlib>
+#include <iomanip>
 #include <iostream>
 
 #include "cache/compaction.h"
 #include "cache/reconstruct.h"
+#include "cache/tuned.h"
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
 #include "impl/printer.h"
 #include "spec/error.h"
 #include "spec/text.h"
 #include "tools/command.h"
+#include "tools/synthesis.h"
 
 namespace kriek::tools {
 
@@ -27,7 +30,8 @@ namespace {
 /// when the Spec is not in the table or no entry fits.
 void query(const std::filesystem::path& path, const Spec& spec, const Target& target, const MemoryUse& limits,
            std::size_t top_k) {
-  const Table table = Table::open(path, target, CostModel::for_target(target));
+  const CostModel model = CostModel::for_target(target);
+  const Table table = Table::open(path, target, model);
   const std::optional<Frontier> f = table.lookup(spec);
   if (!f) {
     user_error(spec, " is not in the DP table ", path.string(), "; kriek synth --table ", path.string(),
@@ -42,6 +46,17 @@ void query(const std::filesystem::path& path, const Spec& spec, const Target& ta
               << e.peak << "  " << action_text(e.action, spec) << "\n";
   }
   if (best < 0) user_error("no Impl of ", spec, " in ", path.string(), " fits the memory limits ", limits);
+  // A choice kriek tune measured wins over the cheapest predicted.
+  if (const std::optional<TunedRecord> tuned = find_tuned(path, target, model, spec, limits)) {
+    if (const ImplPtr impl = rebuild_tuned(spec, *tuned, target, table_lookup(table), table)) {
+      std::cout << std::setprecision(3) << "# tuned: the fastest measured by kriek tune, " << tuned->seconds * 1e6
+                << " us per call against " << tuned->pick_seconds * 1e6 << " us for entry " << best
+                << " (predicted cost " << tuned->decision.cost << ", " << action_text(tuned->decision.action, spec)
+                << ")\n"
+                << print_impl(impl);
+      return;
+    }
+  }
   std::cout << "# best within limits: entry " << best << "\n"
             << print_impl(reconstruct(spec, static_cast<std::size_t>(best), target, table_lookup(table)));
 }
@@ -49,9 +64,9 @@ void query(const std::filesystem::path& path, const Spec& spec, const Target& ta
 }  // namespace
 
 int run_query(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target", "--memory", "--table"}, {"--frontier"});
+  const Args args = parse_args(raw, {"--target", "--profile", "--memory", "--table"}, {"--frontier", "--no-profile"});
   if (args.positional.size() != 1) user_error("usage: kriek query SPEC [--table FILE] [--memory ...] [--frontier]");
-  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  const Target target = command_target(args);
   const Spec spec = parse_spec(args.positional[0], target);
   MemoryUse limits = capacities(target);
   if (const auto* m = args.get("--memory")) limits = parse_memory_limits(*m, limits);
@@ -83,7 +98,7 @@ std::uint64_t parse_size(const std::string& text) {
 }  // namespace
 
 int run_table(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"-o", "--max-size", "--target"}, {});
+  const Args args = parse_args(raw, {"-o", "--max-size", "--target", "--profile"}, {"--no-profile"});
   const auto& p = args.positional;
   if (p.empty()) user_error("usage: ", kTableUsage);
   if (p[0] == "stats" && p.size() == 2) {
@@ -109,7 +124,7 @@ int run_table(const std::vector<std::string>& raw) {
   }
   if (p[0] == "gc" && p.size() == 2 && args.get("--max-size")) {
     const std::uint64_t max = parse_size(*args.get("--max-size"));
-    const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+    const Target target = command_target(args);
     const GcSummary g = gc_table(Table::open(p[1]).path(), max, target, CostModel::for_target(target));
     std::cout << "gc " << p[1] << ": " << g.entries_before << " -> " << g.entries_after << " specs, "
               << g.bytes_before << " -> " << g.bytes_after << " bytes\n";

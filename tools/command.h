@@ -32,6 +32,8 @@ int run_table(const std::vector<std::string>& args);
 int run_repl_command(const std::vector<std::string>& args);
 int run_script(const std::vector<std::string>& args);
 int run_library(const std::vector<std::string>& args);
+int run_calibrate(const std::vector<std::string>& args);
+int run_tune(const std::vector<std::string>& args);
 
 /// Reads `--flag VALUE` pairs and positional arguments; a flag not in `flags` is a UserError naming it.
 struct Args {
@@ -46,6 +48,11 @@ Args parse_args(const std::vector<std::string>& args, const std::vector<std::str
 /// The value of `flag` as a positive number (at most 6 digits), or `fallback` when absent; a UserError naming the
 /// flag and the value otherwise.
 int positive_flag(const Args& args, std::string_view flag, int fallback);
+
+/// The target the command line names (--target, else the host) with its profile: `--profile FILE` (a UserError
+/// when it does not apply), none with `--no-profile`, else the default profile when there is one (ignored with a
+/// note on stderr when it was measured for other hardware; one that does not parse is a UserError naming the line).
+Target command_target(const Args& args);
 
 /// The per-user DP table of `target` from $XDG_CACHE_HOME, else $HOME (cache/table_files.h).
 std::filesystem::path default_table_path(const Target& target);

@@ -60,6 +60,7 @@ int run_kernel(const ImplPtr& impl, const Target& target, const KernelRunOptions
   }
   out << "verified: max error " << v.max_error << " (tolerance " << v.tolerance << ", seed " << options.seed << ")\n";
   const codegen::Timing t = codegen::time_kernel(kernel, impl->spec, options.budget);
+  if (options.median_seconds) *options.median_seconds = t.median_seconds;
   const double peak = codegen::measured_peak_gflops(target, dir);
   // Parallel kernels are judged against the peak of the cores they run on.
   const int threads = c.uses_openmp ? kernel.max_threads() : 1;

@@ -55,6 +55,19 @@ const std::vector<Command>& commands() {
        "                                        a kernel library from a list of Specs: header, libraries, CMake and\n"
        "                                        pkg-config files, manifest (section \"Kernel libraries\")\n",
        run_library},
+      {"calibrate",
+       "kriek calibrate [-o FILE] [--quick]     measure this machine (FMA throughput and latency per vector width,\n"
+       "                                        load, store and broadcast ports, bandwidth and latency of L1, L2, L3\n"
+       "                                        and DRAM, packing copies, parallel start) in under a minute and write\n"
+       "                                        its target profile, by default beside the DP table (section\n"
+       "                                        \"Calibration and tuning\"); --quick: a rough profile in seconds\n",
+       run_calibrate},
+      {"tune",
+       "kriek tune SPEC [--top K] [synth flags]\n"
+       "                                        compile, verify and time the K (default 8) best Impls by the cost\n"
+       "                                        model, and record the fastest in the DP table's directory: query, run\n"
+       "                                        and library then use it\n",
+       run_tune},
       {"repl",
        "kriek repl [--target T] [--memory ...]  schedule by hand, the DP completing holes within the memory limits\n",
        run_repl_command},

@@ -9,6 +9,7 @@
 
 #include "codegen/emit_c.h"
 #include "impl/interpreter.h"
+#include "impl/printer.h"
 #include "spec/error.h"
 #include "spec/reference_check.h"
 #include "spec/text.h"
@@ -248,9 +249,13 @@ void run_emit(ReplSession& s, const Words& words, const std::string&, std::ostre
 }
 
 void run_run(ReplSession& s, const Words&, const std::string&, std::ostream& out) {
-  if (run_kernel(s.current().impl(), s.target, KernelRunOptions{}, out) != 0) {
+  double seconds = 0;
+  KernelRunOptions options;
+  options.median_seconds = &seconds;
+  if (run_kernel(s.current().impl(), s.target, options, out) != 0) {
     user_error("the kernel does not compute the reference (a kriek bug; the source is kept)");
   }
+  s.measured[print_impl(s.current().impl())] = seconds;
 }
 
 void run_save(ReplSession& s, const Words& words, const std::string&, std::ostream& out) {
@@ -299,7 +304,9 @@ const std::vector<ReplCommand>& repl_commands() {
        "the focused hole's legal actions by their best completed cost within the memory limits (best marked *), "
        "with the peak memory each needs; --all lists those with no completion too",
        0, 1, complete_actions, run_actions},
-      {"cost", "", "the Impl with the cost of every node and the peak memory per level", 0, 0, nullptr, run_cost},
+      {"cost", "",
+       "the Impl with the cost of every node and the peak memory per level; after run, the measured time beside",
+       0, 0, nullptr, run_cost},
       {"check", "", "interpret the Impl (holes by their reference) on random data against the reference", 0, 0,
        nullptr, run_check},
       {"show", "", "print the Impl", 0, 0, nullptr, run_show},

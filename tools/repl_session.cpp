@@ -1,6 +1,7 @@
 // The REPL's session state (see repl_session.h).
 #include "tools/repl_session.h"
 
+#include <iomanip>
 #include <ostream>
 
 #include "impl/printer.h"
@@ -61,7 +62,12 @@ void ReplSession::show(std::ostream& out, bool costs) const {
   }
   if (costs) {
     const ImplCost c = evaluate(s.impl(), target, model);
-    out << "cost " << c.cost << (open.empty() ? "" : " (holes not counted)") << ", peak " << c.peak << "\n";
+    out << "cost " << c.cost << (open.empty() ? "" : " (holes not counted)") << ", peak " << c.peak;
+    if (auto m = measured.find(print_impl(s.impl())); m != measured.end()) {
+      out << std::setprecision(3) << "; measured " << m->second * 1e6 << " us per call (run), predicted "
+          << static_cast<double>(c.cost) / 16 << " cycles";
+    }
+    out << "\n";
   }
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ struct ReplSession {
   std::vector<std::string> lines;  ///< the commands that made each state (`spec ...` first)
   std::size_t at = 0;              ///< the current state; states after it are redo-able
   bool finished = false;
+  /// Median seconds per call `run` measured, by the printed Impl: `cost` shows them beside the prediction.
+  std::map<std::string, double> measured;
 
   /// The current Schedule; UserError when no Spec was given yet.
   const Schedule& current() const;

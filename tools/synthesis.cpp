@@ -16,6 +16,7 @@
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
 #include "spec/stable_hash.h"
+#include "synth/alternatives.h"
 #include "spec/error.h"
 #include "spec/host_memory.h"
 #include "spec/text.h"
@@ -82,6 +83,17 @@ std::string gib(std::int64_t bytes) {
 
 }  // namespace
 
+ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& target, const FrontierLookup& lookup,
+                      const Table& table) {
+  try {
+    return reconstruct_decision(spec, tuned.decision, target, lookup, &table);
+  } catch (const UserError& e) {
+    std::cerr << "kriek: note: the tuned choice no longer rebuilds (" << e.what()
+              << "); the cheapest predicted is used (kriek tune again)\n";
+    return nullptr;
+  }
+}
+
 void refuse_beyond_memory(const Spec& spec) {
   std::int64_t needed = 0;
   for (const TensorSpec& t : spec.operands) needed += t.bytes();
@@ -94,7 +106,7 @@ void refuse_beyond_memory(const Spec& spec) {
 
 Synthesis synthesize(const std::string& text, const Args& args) {
   Synthesis s;
-  const Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  const Target target = command_target(args);
   s.spec = parse_spec(text, target);
   refuse_beyond_memory(s.spec);
   s.limits = capacities(target);
@@ -140,6 +152,14 @@ Synthesis synthesize(const std::string& text, const Args& args) {
                s.frontier->empty() ? "" : "; the leanest needs ", s.frontier->empty() ? "" : need.str());
   }
   s.impl = s.synth->reconstruct(s.spec, static_cast<std::size_t>(best));
+  if (s.table_path) {
+    s.tuned = find_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits);
+    const Table* table = s.table ? &*s.table : nullptr;
+    ImplPtr tuned = s.tuned && table ? rebuild_tuned(s.spec, *s.tuned, target, synthesizer_lookup(*s.synth, table), *table)
+                                     : nullptr;
+    if (tuned) s.impl = tuned;
+    else s.tuned.reset();
+  }
   return s;
 }
 
@@ -156,6 +176,15 @@ std::string Synthesis::save_table() {
     const GcSummary gc = gc_table(*table_path, default_table_max_bytes() / 4 * 3, target(), synth->model());
     out << "; gc kept " << gc.entries_after << " of " << gc.entries_before << " Specs";
   }
+  return out.str();
+}
+
+std::string Synthesis::tuned_line() const {
+  if (!tuned) return "";
+  std::ostringstream out;
+  out << std::setprecision(3) << "tuned: the fastest measured by kriek tune, " << tuned->seconds * 1e6
+      << " us per call against " << tuned->pick_seconds * 1e6 << " us for the cheapest predicted (predicted cost "
+      << tuned->decision.cost << ")";
   return out.str();
 }
 

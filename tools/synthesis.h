@@ -9,14 +9,15 @@
 #include <string_view>
 #include <vector>
 
+#include "cache/tuned.h"
 #include "synth/synthesizer.h"
 #include "tools/command.h"
 
 namespace kriek::tools {
 
 /// Flags every synthesizing command takes (valued, then switches).
-inline const std::vector<std::string_view> kSynthValued = {"--target", "--memory", "--threads", "--table"};
-inline const std::vector<std::string_view> kSynthSwitches = {"--no-table"};
+inline const std::vector<std::string_view> kSynthValued = {"--target", "--profile", "--memory", "--threads", "--table"};
+inline const std::vector<std::string_view> kSynthSwitches = {"--no-table", "--no-profile"};
 
 struct Synthesis {
   Spec spec;
@@ -29,7 +30,9 @@ struct Synthesis {
   /// The default table on disk was stale (another kriek or other hardware): saving replaces it.
   bool replace_table = false;
   const Frontier* frontier = nullptr;
-  ImplPtr impl;  ///< the cheapest frontier entry within `limits`
+  /// The cheapest frontier entry within `limits`, or the fastest measured when `kriek tune` recorded one.
+  ImplPtr impl;
+  std::optional<TunedRecord> tuned;
   double seconds = 0;
 
   const Target& target() const { return synth->target(); }
@@ -37,7 +40,14 @@ struct Synthesis {
   std::string save_table();
   /// The search statistics line.
   std::string stats_line() const;
+  /// When `impl` is tuned: a line saying so, with the times measured; else empty.
+  std::string tuned_line() const;
 };
+
+/// The Impl of a tuned choice recorded beside `table`, or null with a note on stderr when it no longer rebuilds
+/// (a gc may drop subproblems only the tuned choice used): the caller then takes the cheapest predicted.
+ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& target, const FrontierLookup& lookup,
+                      const Table& table);
 
 /// UserError, before any search, when the operands of `spec` alone need more bytes than this machine's physical
 /// memory (naming both): such a kernel could never run.

@@ -5,6 +5,9 @@
 #include "builders.h"
 #include "impl/cost.h"
 #include "impl/kernel.h"
+#include "spec/profile.h"
+
+#include <map>
 
 using namespace kriek;
 using namespace kriek::test;
@@ -209,4 +212,38 @@ TEST_CASE("cost: vec_sum_rows is bound by its ports or its stream, plus its chai
   CHECK(rows(64, 16, Level::GL) == 64 * gl + 64 * m.fma_latency - 64 * m.vector_op);
   // So a wider register tile costs less per output element when its input streams.
   CHECK(rows(64, 128, Level::GL) / 8 < rows(64, 16, Level::GL));
+}
+
+TEST_CASE("a target's profile sets the constants it measures", "[cost][profile]") {
+  const Target avx2 = named_target("avx2");
+  TargetProfile p;
+  p.target = avx2.name;
+  p.isa = avx2.isa;
+  p.target_fingerprint = avx2.fingerprint();
+  const std::map<std::string, double> measured = {
+      {"fma-per-cycle.256b", 2},  {"fma-latency.256b", 4},    {"loads-per-cycle", 2},   {"stores-per-cycle", 1},
+      {"vector-ops-per-cycle", 4}, {"fma-per-cycle.32b", 2},  {"read-bandwidth.L1", 64}, {"read-bandwidth.L2", 32},
+      {"read-bandwidth.L3", 16},  {"pack-contiguous", 10},    {"pack-strided", 8},      {"parallel-launch", 3000}};
+  for (const ProfileKey& k : profile_keys(avx2.isa)) {
+    p.values.emplace_back(k.key, measured.count(k.key) ? measured.at(k.key) : 1.0);
+  }
+  const CostModel plain = CostModel::for_target(avx2);
+  const CostModel m = CostModel::for_target(with_profile(avx2, p));
+  CHECK(m.vector_fma == 8);
+  CHECK(m.fma_latency == 64);
+  CHECK(m.vector_load == 8);
+  CHECK(m.vector_store == 16);
+  CHECK(m.vector_op == 4);
+  CHECK(m.scalar_op == 8);
+  CHECK(m.line_from == std::array<Cost, kLevelCount>{64, 32, 16, 0, 0});
+  // Elements keep their ratio to lines: GL 48/96 of a line, L2 12/24, L1 2/8.
+  CHECK(m.element_access == std::array<Cost, kLevelCount>{32, 16, 4, 0, 0});
+  CHECK(m.strided_percent == 25);
+  CHECK(m.parallel_launch == 48000);
+  // What no measurement covers keeps its default; the constants change the fingerprint.
+  CHECK(m.loop_iteration == plain.loop_iteration);
+  CHECK(m.buffer_setup == plain.buffer_setup);
+  CHECK(m.fingerprint() != plain.fingerprint());
+  // Without a profile the constants are the defaults of that target (pinned above for avx512).
+  CHECK(plain.vector_fma == CostModel{}.vector_fma);
 }

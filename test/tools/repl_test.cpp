@@ -67,7 +67,7 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   const Result r = script("commands.kriek",
                           "# a comment\nhelp\nhelp split\nspec conv 12x12 3x3x4 f32\nslide 0 4 L2\ntile_out 4 5 2\n"
                           "focus h1\nmove in1 L1\nactions\ncost\nshow\nundo\nredo\ncomplete h2\ncomplete all\ncost\ncheck\n"
-                          "emit\nrun\n"
+                          "emit\nrun\ncost\n"
                           "spec compose[matmul, relu] 4x8 8x16 f32\nbufferize 1 L1\nto_accum\n"
                           "spec zero (-> 1x" + lanes + " f32 VRF row v" + lanes + ")\nselect vec_zero\n"
                           "quit\nshow\n",
@@ -80,6 +80,9 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   CHECK_THAT(r.out, Contains("pipeline[cut 1"));
   CHECK_THAT(r.out, Contains("void kriek_conv_12x12_3x3x4_f32(") && Contains("verified: max error") &&
                         Contains("GFLOP/s"));
+  // After run, cost shows the measured time beside the prediction (and only then).
+  CHECK(r.out.find("us per call (run), predicted ") > r.out.find("verified: max error"));
+  CHECK(r.out.find("us per call (run)") != std::string::npos);
 }
 
 TEST_CASE("repl: actions lists the DP's completions by cost within the memory limits, --all the rest too",

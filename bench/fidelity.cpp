@@ -1,0 +1,194 @@
+// Fidelity benchmark: how well the cost model ranks what it predicts. For each Spec of a broad suite (matmuls of
+// plain, odd and skewed shapes, a batched one, and elementwise, broadcast and reduction ops) the K cheapest
+// predicted Impls (synth/alternatives.h, what kriek tune measures) are compiled, verified and timed; per Spec the
+// Spearman rank correlation of predicted cost against measured time, and how much slower the DP's pick (the
+// cheapest predicted) is than the fastest measured. Done with the default constants and with a calibrated
+// profile (--profile FILE). Kernels run on one core unless --parallel: on a shared machine a parallel kernel
+// measures how busy the other cores are. scripts/bench_fidelity.sh runs it; never part of the tests.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <set>
+
+#include "cache/table_files.h"
+#include "cache/table_tools.h"
+#include "cache/tuned.h"
+#include "codegen/measure.h"
+#include "impl/printer.h"
+#include "spec/error.h"
+#include "spec/profile.h"
+#include "spec/text.h"
+#include "synth/alternatives.h"
+
+using namespace kriek;
+
+namespace {
+
+const std::vector<std::string> kSuite = {
+    "matmul 16x16x16 f32",   "matmul 32x32x32 f32",  "matmul 64x64x64 f32", "matmul 48x48x48 f32",
+    "matmul 128x128x128 f32", "matmul 33x33x33 f32", "matmul 63x63x63 f32", "matmul 17x64x40 f32",
+    "matmul 1x256x256 f32",  "matmul 256x16x64 f32", "matmul 8x512x8 f32",  "matmul 2x32x32x32 f32",
+    "relu 64x64 f32",        "add 128x128 f32",      "add 64x64 1x64 f32",  "mul 33x65 f32",
+    "max 100x100 f32",       "reducesum[axis=1] 64x256 f32", "reducesum[axis=0] 256x64 f32", "relu 1000 f32"};
+const std::vector<std::string> kQuickSuite = {"matmul 32x32x32 f32", "matmul 33x33x33 f32", "add 64x64 1x64 f32",
+                                              "reducesum[axis=1] 64x256 f32"};
+
+/// Ranks 1..n of `v`, ties sharing their mean rank.
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<std::size_t> order(v.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (std::size_t k = i; k <= j; ++k) r[order[k]] = (static_cast<double>(i + j) / 2) + 1;
+    i = j + 1;
+  }
+  return r;
+}
+
+/// Spearman's rho: the Pearson correlation of the ranks (NaN when either side is constant).
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double n = static_cast<double>(a.size());
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n, mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) {
+    sab += (ra[i] - ma) * (rb[i] - mb);
+    saa += (ra[i] - ma) * (ra[i] - ma);
+    sbb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : std::nan("");
+}
+
+double median(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+constexpr int kRounds = 3;
+
+/// Kernels compiled in this process, by their printed Impl (both models often propose the same ones), each
+/// verified once and timed once per round.
+struct Measurements {
+  std::filesystem::path dir = codegen::make_temp_dir();
+  std::map<std::string, codegen::LoadedKernel> kernels;
+  std::map<std::pair<std::string, int>, double> seconds;
+  double of(const ImplPtr& impl, const Target& target, int round) {
+    const std::string text = print_impl(impl);
+    if (auto it = seconds.find({text, round}); it != seconds.end()) return it->second;
+    auto k = kernels.find(text);
+    if (k == kernels.end()) {
+      const std::string name = "kriek_fidelity_" + std::to_string(kernels.size());
+      k = kernels.emplace(text, codegen::compile_and_load(codegen::emit_c(impl, target, name), target, dir)).first;
+      KRIEK_ASSERT(codegen::verify(k->second, impl->spec, 1).ok(), "a candidate does not verify: ", text);
+    }
+    return seconds[{text, round}] = codegen::time_kernel(k->second, impl->spec, 0.1).best_seconds;
+  }
+};
+
+struct Row {
+  std::string spec, model;
+  std::size_t candidates = 0;
+  double rho = 0, pick_gap = 0;  ///< pick_gap: the pick's time over the fastest's, less 1
+};
+
+/// One Spec under one model: the K cheapest predicted, measured.
+Row measure_spec(const std::string& text, const Target& target, const std::string& model_name,
+                 const std::filesystem::path& table_path, std::size_t k, bool parallel, Measurements& measurements) {
+  const CostModel model = CostModel::for_target(target);
+  Spec spec = parse_spec(text, target);
+  spec.serial_only = !parallel;
+  std::optional<Table> table = open_table_if_exists(table_path, target, model);
+  Synthesizer synth(target, model, SynthOptions{2});
+  if (table) synth.set_table(&*table);
+  const FrontierLookup lookup = synthesizer_lookup(synth, table ? &*table : nullptr);
+  // The first k distinct kernels (as kriek tune takes them: Impls that differ only in moves emitting no code are
+  // one kernel, and ranking two timings of one kernel ranks noise).
+  std::vector<double> predicted, measured;
+  std::vector<ImplPtr> impls;
+  std::set<std::string> shapes;
+  for (const FrontierEntry& c : cheapest_alternatives(synth, spec, capacities(target), 4 * k)) {
+    ImplPtr impl = reconstruct_decision(spec, c, target, lookup);
+    if (impls.size() == k || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
+    predicted.push_back(static_cast<double>(c.cost));
+    impls.push_back(std::move(impl));
+  }
+  save_table(table_path, target, model, [&](const FrontierVisitor& v) { synth.for_each(v); });
+  // Rounds over all candidates, the fastest of each: a load that changes during a round biases no candidate.
+  measured.assign(impls.size(), 1e30);
+  for (int round = 0; round < kRounds; ++round) {
+    for (std::size_t i = 0; i < impls.size(); ++i) measured[i] = std::min(measured[i], measurements.of(impls[i], target, round));
+  }
+  Row row{text, model_name, impls.size(), spearman(predicted, measured), 0};
+  row.pick_gap = measured.empty() ? 0 : measured[0] / *std::min_element(measured.begin(), measured.end()) - 1;
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string profile_file, csv = "bench/results/fidelity.csv", tables = "build/fidelity-tables";
+  std::size_t k = 8;
+  bool quick = false, parallel = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--profile") && i + 1 < argc) profile_file = argv[++i];
+    else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+    else if (!std::strcmp(argv[i], "--tables") && i + 1 < argc) tables = argv[++i];
+    else if (!std::strcmp(argv[i], "--top") && i + 1 < argc) k = static_cast<std::size_t>(std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--quick")) quick = true;
+    else if (!std::strcmp(argv[i], "--parallel")) parallel = true;
+    else {
+      std::cerr << "usage: bench_fidelity [--profile FILE] [--top K] [--quick] [--parallel] [--csv FILE] [--tables DIR]\n";
+      return 1;
+    }
+  }
+  try {
+    std::vector<std::pair<std::string, Target>> models = {{"default", host_target()}};
+    if (!profile_file.empty()) models.emplace_back("profile", with_profile(host_target(), read_profile(profile_file)));
+    std::filesystem::create_directories(tables);
+    Measurements measurements;
+    std::vector<Row> rows;
+    std::cout << std::left << std::setw(34) << "spec" << std::setw(9) << "model" << std::right << std::setw(6) << "K"
+              << std::setw(9) << "rho" << std::setw(12) << "pick gap" << "\n";
+    for (const std::string& text : quick ? kQuickSuite : kSuite) {
+      for (const auto& [name, target] : models) {
+        const std::filesystem::path table = std::filesystem::path(tables) / (name + ".table");
+        rows.push_back(
+            measure_spec(text, target, name, table, quick ? std::min<std::size_t>(k, 4) : k, parallel, measurements));
+        const Row& r = rows.back();
+        std::cout << std::left << std::setw(34) << r.spec << std::setw(9) << r.model << std::right << std::setw(6)
+                  << r.candidates << std::fixed << std::setprecision(2) << std::setw(9) << r.rho << std::setw(11)
+                  << 100 * r.pick_gap << "%" << std::endl;
+      }
+    }
+    std::ofstream out(csv);
+    out << "spec,model,candidates,spearman,pick_gap\n";
+    for (const Row& r : rows) out << '"' << r.spec << "\"," << r.model << "," << r.candidates << "," << r.rho << "," << r.pick_gap << "\n";
+    std::cout << "\n";
+    for (const auto& [name, target] : models) {
+      std::vector<double> rho;
+      std::size_t within = 0, n = 0;
+      for (const Row& r : rows) {
+        if (r.model != name) continue;
+        rho.push_back(r.rho);
+        within += r.pick_gap <= 0.05;
+        ++n;
+      }
+      std::cout << name << ": median rho " << std::setprecision(3) << median(rho) << " over " << n << " Specs; the DP's pick within 5% of the fastest on " << within << " of " << n << " (" << std::setprecision(0) << 100.0 * static_cast<double>(within) / static_cast<double>(n) << "%)\n";
+    }
+    std::cout << measurements.kernels.size() << " kernels measured " << kRounds << " times each; CSV in " << csv << "\n";
+  } catch (const UserError& e) {
+    std::cerr << "bench_fidelity: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

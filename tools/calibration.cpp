@@ -1,0 +1,224 @@
+// Running the calibration probes and the profile's place on disk (see calibration.h).
+#include "tools/calibration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include <time.h>
+
+#include "codegen/compile.h"
+#include "spec/error.h"
+
+namespace kriek::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// A buffer aligned to a page, zeroed (so its pages are touched before timing).
+struct Buffer {
+  explicit Buffer(std::size_t bytes) : bytes(bytes), data(static_cast<char*>(std::aligned_alloc(4096, round(bytes)))) {
+    KRIEK_ASSERT(data != nullptr, "cannot allocate ", bytes, " bytes for calibration");
+    std::fill(data, data + round(bytes), 0);
+  }
+  ~Buffer() { std::free(data); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  static std::size_t round(std::size_t b) { return (b + 4095) / 4096 * 4096; }
+  std::size_t bytes;
+  char* data;
+};
+
+class Prober {
+ public:
+  Prober(const Target& target, const CalibrationOptions& options)
+      : options_(options), dir_(codegen::make_temp_dir()), scratch_(1 << 20) {
+    codegen::CompileOptions compile;
+    // Scalar probes must stay scalar: no vectorizer may merge their independent chains.
+    compile.extra_flags = {"-fno-tree-vectorize", "-fno-tree-slp-vectorize", "-O2"};
+    library_ = codegen::compile_library({calibration_source(target.isa)}, target, dir_, "kriek_calibration", compile);
+  }
+  ~Prober() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+
+  /// Runs probe `name` once with `args` and returns the double it leaves in the scratch buffer.
+  double result_of(const std::string& name, std::vector<long> args) {
+    kernel(name).call({reinterpret_cast<float*>(args.data()), reinterpret_cast<float*>(scratch_.data),
+                       reinterpret_cast<float*>(scratch_.data)});
+    double r = 0;
+    std::memcpy(&r, scratch_.data, sizeof r);
+    return r;
+  }
+
+  /// Seconds per repetition of probe `name` on `buffer` with `args` (args[0], the repetitions, is chosen here):
+  /// repetitions grow until one run lasts long enough to time, then the fastest of several runs (others sharing
+  /// the machine only ever slow a run down). Timed in this thread's CPU time, which a preemption does not count
+  /// (on a loaded machine wall time counts other processes' turns).
+  double seconds_per_rep(const std::string& name, std::vector<long> args, char* buffer) {
+    const codegen::LoadedKernel& k = kernel(name);
+    const double target_seconds = options_.quick ? 0.001 : 0.004;
+    const int runs = options_.quick ? 3 : 9;
+    args.insert(args.begin(), 1);
+    auto run = [&] {
+      const double start = now();
+      k.call({reinterpret_cast<float*>(args.data()), reinterpret_cast<float*>(buffer),
+              reinterpret_cast<float*>(scratch_.data)});
+      return now() - start;
+    };
+    run();  // warm-up: page faults, the OpenMP team
+    double s = run();
+    while (s < target_seconds && args[0] < (1L << 40)) {
+      args[0] *= std::max<long>(2, std::min<long>(64, static_cast<long>(target_seconds / std::max(s, 1e-9))));
+      s = run();
+    }
+    for (int r = 1; r < runs; ++r) s = std::min(s, run());
+    return s / static_cast<double>(args[0]);
+  }
+
+ private:
+  const codegen::LoadedKernel& kernel(const std::string& name) {
+    auto it = kernels_.find(name);
+    if (it == kernels_.end()) it = kernels_.emplace(name, codegen::LoadedKernel::load(library_, name)).first;
+    return it->second;
+  }
+  static double now() {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  }
+
+  const CalibrationOptions& options_;
+  std::filesystem::path dir_;
+  Buffer scratch_;
+  std::filesystem::path library_;
+  std::map<std::string, codegen::LoadedKernel> kernels_;
+};
+
+/// Three significant digits: what the measurements are good for, and what a person reads.
+double rounded(double v) {
+  if (!(v > 0)) return v;
+  const double scale = std::pow(10.0, 2 - std::floor(std::log10(v)));
+  return std::round(v * scale) / scale;
+}
+
+/// A buffer whose 64-byte lines hold pointers forming one random cycle through all of them.
+void link_random_cycle(Buffer& b) {
+  const std::size_t lines = b.bytes / 64;
+  std::vector<std::size_t> order(lines);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(1));
+  for (std::size_t i = 0; i < lines; ++i) {
+    *reinterpret_cast<void**>(b.data + order[i] * 64) = b.data + order[(i + 1) % lines] * 64;
+  }
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+TargetProfile calibrate(const Target& target, const CalibrationOptions& options) {
+  KRIEK_ASSERT(!target.profile, "calibrate measures a target without a profile");
+  const auto start = Clock::now();
+  Prober probe(target, options);
+  TargetProfile p;
+  p.target = target.name;
+  p.isa = target.isa;
+  p.target_fingerprint = target.fingerprint();
+  auto record = [&](const std::string& key, double v) {
+    p.values.emplace_back(key, rounded(v));
+    if (options.progress) options.progress(key, rounded(v));
+  };
+  Buffer small(64 * 1024);
+  // 16 dependent adds per repetition.
+  const double ghz = 16 / probe.seconds_per_rep("kc_clock", {}, small.data) * 1e-9;
+  record("clock-ghz", ghz);
+  const auto cycles = [&](double seconds) { return seconds * ghz * 1e9; };
+  for (int bits : profile_widths(target.isa)) {
+    const std::string w = std::to_string(bits);
+    record("fma-per-cycle." + w + "b", 12 / cycles(probe.seconds_per_rep("kc_fma_throughput_" + w, {}, small.data)));
+    record("fma-latency." + w + "b", cycles(probe.seconds_per_rep("kc_fma_latency_" + w, {}, small.data)) / 8);
+  }
+  for (const char* port : {"loads", "stores", "broadcasts"}) {
+    record(std::string(port) + "-per-cycle", 16 / cycles(probe.seconds_per_rep(std::string("kc_") + port, {}, small.data)));
+  }
+  record("vector-ops-per-cycle", 12 / cycles(probe.seconds_per_rep("kc_vector_ops", {}, small.data)));
+
+  // A buffer of half of each level (of L3 a quarter, shared as it is), and main memory at four times L3.
+  const std::int64_t l3 = target.l3_bytes > 0 ? target.l3_bytes : 32 << 20;
+  const std::int64_t dram = options.quick ? 2 * l3 : 4 * l3;
+  const std::vector<std::pair<std::string, std::int64_t>> levels = {
+      {"L1", target.level(Level::L1).capacity / 2}, {"L2", target.level(Level::L2).capacity / 2},
+      {"L3", l3 / 4}, {"DRAM", dram}};
+  std::vector<std::unique_ptr<Buffer>> buffers;
+  for (const auto& [name, bytes] : levels) {
+    buffers.push_back(std::make_unique<Buffer>(static_cast<std::size_t>(bytes)));
+    const double s = probe.seconds_per_rep("kc_read", {static_cast<long>(bytes)}, buffers.back()->data);
+    record("read-bandwidth." + name, static_cast<double>(bytes) / cycles(s));
+  }
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    link_random_cycle(*buffers[i]);
+    record("latency." + levels[i].first, cycles(probe.seconds_per_rep("kc_chase", {}, buffers[i]->data)) / 8);
+  }
+  buffers.clear();
+
+  // Packing: 256 rows of 16 floats (64 bytes) from a matrix of 272-float rows in L2, against the same bytes
+  // copied as contiguous runs from a buffer of that size.
+  constexpr long kRows = 256, kWidth = 16, kStride = 272;
+  Buffer matrix(kRows * kStride * sizeof(float));
+  const double bytes_copied = kRows * kWidth * sizeof(float);
+  const double contiguous =
+      probe.seconds_per_rep("kc_copy", {kRows, kWidth, kWidth, kRows * kWidth, kRows * kStride}, matrix.data);
+  const double strided = probe.seconds_per_rep("kc_copy", {kRows, kStride, kWidth, kWidth, kStride}, matrix.data);
+  record("pack-contiguous", bytes_copied / cycles(contiguous));
+  record("pack-strided", bytes_copied / cycles(strided));
+  probe.result_of("kc_parallel", {1, 1000000});  // starts the thread team
+  const std::vector<long> regions = options.quick ? std::vector<long>{1000, 300000} : std::vector<long>{10000, 3000000};
+  record("parallel-launch", cycles(probe.result_of("kc_parallel", regions)));
+
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  p.measured = utc_now() + " in " + std::to_string(static_cast<int>(std::ceil(seconds))) + " s" +
+               (options.quick ? " (quick: not for use)" : "");
+  return p;
+}
+
+std::optional<std::filesystem::path> default_profile_path(const Target& target) {
+  try {
+    return default_table_path(target).replace_extension(".profile");
+  } catch (const UserError&) {
+    return std::nullopt;  // neither variable is set: no default profile
+  }
+}
+
+Target command_target(const Args& args) {
+  Target target = named_target(args.get("--target") ? *args.get("--target") : "host");
+  if (args.has("--profile") && args.has("--no-profile")) user_error("--profile and --no-profile exclude each other");
+  if (args.has("--no-profile")) return target;
+  if (const std::string* file = args.get("--profile")) return with_profile(target, read_profile(*file));
+  const std::optional<std::filesystem::path> path = default_profile_path(target);
+  std::error_code ec;
+  if (!path || !std::filesystem::exists(*path, ec)) return target;
+  TargetProfile profile = read_profile(*path);
+  try {
+    return with_profile(target, std::move(profile));
+  } catch (const UserError& e) {
+    std::cerr << "kriek: note: " << e.what() << "; it is ignored\n";
+    return target;
+  }
+}
+
+}  // namespace kriek::tools

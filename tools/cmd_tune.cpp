@@ -1,0 +1,73 @@
+// `kriek tune SPEC [--top K]`: the K cheapest distinct kernels by the cost model (synth/alternatives.h) compiled,
+// verified and timed, the fastest recorded beside the DP table (cache/tuned.h), so that query, run and library
+// use it. Prints each candidate's predicted cost and measured time side by side.
+#include <iomanip>
+#include <iostream>
+#include <set>
+
+#include "cache/tuned.h"
+#include "codegen/measure.h"
+#include "spec/error.h"
+#include "synth/alternatives.h"
+#include "tools/command.h"
+#include "tools/synthesis.h"
+
+namespace kriek::tools {
+
+int run_tune(const std::vector<std::string>& raw) {
+  std::vector<std::string_view> valued = kSynthValued;
+  valued.push_back("--top");
+  const Args args = parse_args(raw, valued, kSynthSwitches);
+  if (args.positional.size() != 1) user_error("usage: kriek tune SPEC [--top K] [synth flags]");
+  if (args.has("--no-table")) user_error("kriek tune records what it measures beside the DP table; drop --no-table");
+  const std::size_t top = static_cast<std::size_t>(positive_flag(args, "--top", 8));
+  Synthesis s = synthesize(args.positional[0], args);
+  const Target& target = s.target();
+  if (!codegen::host_runs(target)) {
+    user_error("this machine cannot run ", isa_name(target.isa), " code, so kriek tune cannot time it");
+  }
+  // Of more alternatives than asked for, the first `top` distinct kernels: many differ only in moves that emit
+  // no code (aliases into a cache), and timing the same kernel twice measures only noise.
+  const FrontierLookup lookup = synthesizer_lookup(*s.synth, s.table ? &*s.table : nullptr);
+  std::vector<FrontierEntry> candidates;
+  std::vector<ImplPtr> impls;
+  std::set<std::string> shapes;
+  for (FrontierEntry& e : cheapest_alternatives(*s.synth, s.spec, s.limits, 4 * top)) {
+    ImplPtr impl = reconstruct_decision(s.spec, e, target, lookup);
+    if (candidates.size() == top || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
+    candidates.push_back(std::move(e));
+    impls.push_back(std::move(impl));
+  }
+  // Saved first: every child a candidate names is then in the table, so its Impl rebuilds from the table alone.
+  if (const std::string saved = s.save_table(); !saved.empty()) std::cout << saved << "\n";
+  const std::filesystem::path dir = codegen::make_temp_dir();
+  std::vector<double> best;
+  std::cout << "tuning " << s.spec << ": " << candidates.size() << " candidates within " << s.limits << "\n"
+            << "    #  predicted (1/16 cycles)  measured per call  GFLOP/s  root action\n";
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const codegen::ImplMeasurement m =
+        codegen::measure_impl(impls[i], target, dir, "kriek_tune_" + std::to_string(i), 1, 0.25);
+    if (!m.verification.ok()) {
+      std::cout << "candidate " << i << " does NOT verify: max error " << m.verification.max_error << " (tolerance "
+                << m.verification.tolerance << "); its source is kept in " << dir.string() << "\n";
+      return 3;
+    }
+    best.push_back(m.timing.best_seconds);
+    std::cout << std::setw(5) << i << std::setw(23) << candidates[i].cost << std::setw(16) << std::fixed
+              << std::setprecision(2) << m.timing.best_seconds * 1e6 << " us" << std::setw(9) << std::setprecision(1)
+              << flop_count(s.spec) / m.timing.best_seconds * 1e-9 << "  " << action_text(candidates[i].action, s.spec)
+              << (i == 0 ? "  (the DP's pick)" : "") << "\n";
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (candidates.empty()) user_error("no Impl of ", s.spec, " fits the memory limits");
+  const std::size_t fastest = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+  record_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits,
+               TunedRecord{candidates[fastest], best[fastest], best[0]});
+  std::cout << std::setprecision(3) << "fastest: candidate " << fastest << " (" << best[fastest] * 1e6 << " us, "
+            << best[0] / best[fastest] << "x the DP's pick); recorded in " << (*s.table_path / "tuned").string()
+            << "\n";
+  return 0;
+}
+
+}  // namespace kriek::tools
