@@ -2,7 +2,6 @@
 // and once all are solved fold the children's frontiers into candidate entries per action and keep the
 // Pareto-optimal ones. Tasks never wait for one another: a Spec's fold is a continuation its last child starts.
 #include "synth/synthesizer.h"
-#include <fstream>  // TEMP
 
 #include <algorithm>
 #include <mutex>
@@ -197,7 +196,6 @@ const Frontier& Synthesizer::solve(const Spec& spec) {
     memo_->group = nullptr;
   });
   KRIEK_ASSERT(slot->ready.load(std::memory_order_acquire), "the search ended before its root was solved");
-  if (std::getenv("KRIEK_DUMP")) { std::ofstream d(std::getenv("KRIEK_DUMP")); for (auto& [k, v] : memo_->map) d << k << " #" << v->frontier.entries.size() << "\n"; }  // TEMP
   return slot->frontier;
 }
 
