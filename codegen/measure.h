@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "codegen/backend.h"
 #include "codegen/compile.h"
 #include "spec/reference_check.h"
 #include "spec/spec.h"
@@ -29,7 +30,7 @@ struct Timing {
 Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_seconds = 0.5);
 
 /// The target's single-core f32 peak in GFLOP/s, measured by an FMA-throughput loop compiled for the target in
-/// `dir` (once per process and target).
-double measured_peak_gflops(const Target& target, const std::filesystem::path& dir);
+/// `dir` by `backend` (once per process, target and backend; LLVM needs no C compiler).
+double measured_peak_gflops(const Target& target, const std::filesystem::path& dir, Backend backend = Backend::c);
 
 }  // namespace kriek::codegen

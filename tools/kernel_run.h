@@ -1,4 +1,4 @@
-// Compile, verify and time a complete Impl, printing the report `kriek run` and the REPL's `run` share:
+// Compile (or JIT), verify and time a complete Impl, printing the report `kriek run` and the REPL's `run` share:
 // "verified" with the max error (or why not), and GFLOP/s with the fraction of the measured peak.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <optional>
 
+#include "codegen/backend.h"
 #include "impl/node.h"
 #include "spec/target.h"
 
@@ -20,6 +21,8 @@ struct KernelRunOptions {
   int threads = 0;
   /// Seconds to spend timing.
   double budget = 0.5;
+  /// LLVM (JIT in process; the IR is what --keep keeps) or C (compiled by $CC).
+  codegen::Backend backend = codegen::kDefaultBackend;
 };
 
 /// Returns 0 when the kernel verified (then it is also timed), 3 when it disagrees with the reference (a kriek bug:

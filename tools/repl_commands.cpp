@@ -248,7 +248,9 @@ void run_emit(ReplSession& s, const Words& words, const std::string&, std::ostre
 }
 
 void run_run(ReplSession& s, const Words&, const std::string&, std::ostream& out) {
-  if (run_kernel(s.current().impl(), s.target, KernelRunOptions{}, out) != 0) {
+  KernelRunOptions options;
+  options.backend = s.backend;
+  if (run_kernel(s.current().impl(), s.target, options, out) != 0) {
     user_error("the kernel does not compute the reference (a kriek bug; the source is kept)");
   }
 }

@@ -82,7 +82,8 @@ TEST_CASE("kriek emit prints C or the Impl; -o writes a file; bad flags are one-
   CHECK(named.status == 0);
   CHECK(named.out.empty());
   CHECK(kriek::testing::run_command("grep -c 'void my_relu(' " + file).out == "1\n");
-  CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --format asm").out, Contains("unknown --format 'asm'"));
+  CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --format asm").out,
+             Contains("unknown --format 'asm' (expected c, llvm, obj or impl)"));
   CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --name 9lives").out, Contains("--name '9lives' is not a C identifier"));
   const Result unwritable = run_kriek("emit 'relu 4x16 f32' --no-table -o /nonexistent/dir/k.c");
   CHECK(unwritable.status == 1);
@@ -105,6 +106,42 @@ TEST_CASE("kriek run synthesizes, compiles, verifies and times", "[tools][codege
                                                     " run 'relu 4x16 f32' --no-table");
   CHECK(bad_cc.status == 1);
   CHECK_THAT(bad_cc.out, Contains("cannot run '/nonexistent/cc'") && Contains("the source is kept at"));
+}
+
+TEST_CASE("kriek run --backend llvm JIT-compiles in process and needs no C compiler", "[tools][codegen][llvm]") {
+  // CC names a missing program: the LLVM backend (and its peak probe) never runs a compiler.
+  const Result r = kriek::testing::run_command("CC=/nonexistent/cc " + std::string(KRIEK_BINARY) +
+                                               " run 'matmul 8x8x32 f32' --no-table --backend llvm --seed 5");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("kernel: kriek_matmul_8x8_8x32_f32") && Contains("LLVM JIT") &&
+                        Contains("verified: max error") && Contains("seed 5") && Contains("GFLOP/s"));
+  const kriek::testing::TempDir dir;
+  const std::string keep = (dir / "keep").string();
+  const Result kept = run_kriek("run 'add 3x20 1x20 f32' --no-table --backend llvm --keep " + keep);
+  CHECK(kept.status == 0);
+  CHECK_THAT(kept.out, Contains("source " + keep + "/kriek_add_3x20_1x20_f32.ll"));
+  CHECK(std::filesystem::exists(keep + "/kriek_add_3x20_1x20_f32.ll"));
+  const Result bad = run_kriek("run 'relu 4x16 f32' --no-table --backend gcc");
+  CHECK(bad.status == 1);
+  CHECK(bad.out == "kriek: error: unknown --backend 'gcc' (expected llvm or c)\n");
+}
+
+TEST_CASE("kriek emit --format llvm prints IR; --format obj writes a position-independent object", "[tools][codegen][llvm]") {
+  const Result ir = run_kriek("emit 'matmul 8x8x16 f32' --no-table --target avx512 --format llvm");
+  CHECK(ir.status == 0);
+  CHECK_THAT(ir.out, Contains("define void @kriek_matmul_8x8_8x16_f32(ptr noalias %lhs, ptr noalias %rhs, ptr noalias %out)") &&
+                         Contains("@llvm.fma.v16f32") && Contains("\"prefer-vector-width\"=\"512\""));
+  const kriek::testing::TempDir dir;
+  const std::string object = (dir / "k.o").string();
+  const Result obj = run_kriek("emit 'relu 4x16 f32' --no-table --format obj --name my_relu -o " + object);
+  CHECK(obj.status == 0);
+  CHECK(obj.out.empty());
+  CHECK(kriek::testing::run_command("readelf -h " + object + " | grep -c 'REL (Relocatable file)'").out == "1\n");
+  CHECK(kriek::testing::run_command("nm " + object + " | grep -c ' T my_relu$'").out == "1\n");
+  // Position-independent: it links into a shared library.
+  const std::string library = (dir / "libk.so").string();
+  CHECK(kriek::testing::run_command("cc -shared -o " + library + " " + object).status == 0);
+  CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --format obj").out, Contains("--format obj writes an object file"));
 }
 
 TEST_CASE("kriek synth writes a table that kriek query and kriek table read", "[tools][table]") {

@@ -82,6 +82,17 @@ TEST_CASE("repl: every command", "[tools][repl]") {
                         Contains("GFLOP/s"));
 }
 
+TEST_CASE("repl: run follows kriek script --backend; a bad backend is one line", "[tools][repl][llvm]") {
+  const std::string file = temp_file("backend.kriek", "spec matmul 4x8x16 f32\ncomplete\nrun\n");
+  const Result r = shell(std::string(KRIEK_BINARY) + " script " + file + " --target " + runnable_target() +
+                         " --backend llvm");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("LLVM JIT") && Contains("verified: max error"));
+  const Result bad = shell(std::string(KRIEK_BINARY) + " script " + file + " --backend cc");
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.out, Contains("unknown --backend 'cc'"));
+}
+
 TEST_CASE("repl: actions lists the DP's completions by cost within the memory limits, --all the rest too",
           "[tools][repl]") {
   const std::string session = "spec matmul 64x64x64 f32\nactions\nactions --all\n";
