@@ -105,24 +105,26 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   }
 
   void parallel(const std::vector<std::int64_t>& trips) override {
-    KRIEK_ASSERT(collapsed_.empty(), "a parallel loop nested in another");
+    KRIEK_ASSERT(collapsed_.empty() && collapsed_vars_.empty(), "a parallel nest inside the loops of another");
     // An object file has no runtime to run them: its loops stay serial, and build_ir_module refuses it.
     if (use_ == IrUse::jit) collapsed_ = trips;
   }
 
   Affine open_loop(std::int64_t trips) override {
     scopes_.push_back(defined_.size());
-    if (collapsed_.empty()) {
-      loops_.push_back(Frame{LoopKind::serial});
-      return counted_loop(b_.getInt64(0), b_.getInt64(trips));
+    if (!collapsed_.empty()) {  // the first loop of a parallel nest
+      KRIEK_ASSERT(collapsed_.front() == trips, "a parallel loop of ", trips, " iterations announced as ",
+                   collapsed_.front());
+      loops_.push_back(Frame{LoopKind::parallel});
+      outline();
+      return pop_front(collapsed_vars_);
     }
     if (!collapsed_vars_.empty()) {  // an inner loop of the collapsed nest: its variable is already known
       loops_.push_back(Frame{LoopKind::collapsed});
       return pop_front(collapsed_vars_);
     }
-    loops_.push_back(Frame{LoopKind::parallel});
-    outline();
-    return pop_front(collapsed_vars_);
+    loops_.push_back(Frame{LoopKind::serial});
+    return counted_loop(b_.getInt64(0), b_.getInt64(trips));
   }
 
   void close_loop() override {
@@ -202,13 +204,14 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   /// A function being emitted: its entry block holds the allocas (and the root workspace) and falls through to the
   /// body once the function ends.
   struct FunctionState {
-    llvm::Function* f;
-    llvm::BasicBlock* entry;
-    llvm::BasicBlock* body;
+    llvm::Function* f = nullptr;
+    llvm::BasicBlock* entry = nullptr;
+    llvm::BasicBlock* body = nullptr;
     std::map<std::string, llvm::Value*> names;  ///< the names of the enclosing function, restored at its end
     llvm::BasicBlock* resume = nullptr;         ///< where the enclosing function continues
     llvm::Value* context = nullptr;             ///< the enclosing function's context struct
     std::int64_t trips = 0;                     ///< iterations of the collapsed nest
+    std::map<std::string, std::vector<llvm::Value*>> registers;  ///< the enclosing function's register slots
   };
   struct Loop {
     llvm::BasicBlock* header;
@@ -278,7 +281,11 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   void start(llvm::Function* f) {
     auto* entry = llvm::BasicBlock::Create(ctx_, "entry", f);
     auto* body = llvm::BasicBlock::Create(ctx_, "body", f);
-    functions_.push_back(FunctionState{f, entry, body, {}});
+    FunctionState s;
+    s.f = f;
+    s.entry = entry;
+    s.body = body;
+    functions_.push_back(std::move(s));
     b_.SetInsertPoint(body);
   }
   void end_function() {
@@ -337,7 +344,8 @@ class IrEmitter final : public Emitter, public IrKernelContext {
 
   /// Starts the outlined body of a collapsed parallel nest: stores every name in scope into a context struct,
   /// opens the function and its loop over [first, end) of the flattened iterations, and splits the flat index into
-  /// one variable per collapsed loop (collapsed_vars_).
+  /// one variable per collapsed loop (collapsed_vars_). A parallel nest inside the body (the OpenMP pragmas of
+  /// the C backend nest too) is outlined again from the outlined function.
   void outline() {
     std::vector<std::pair<std::string, llvm::Value*>> live(names_.begin(), names_.end());
     std::vector<llvm::Type*> fields;
@@ -371,7 +379,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     for (const auto& [name, v] : live) {
       names_[name] = b_.CreateLoad(v->getType(), b_.CreateStructGEP(type, f->getArg(0), field++), name);
     }
-    saved_registers_ = registers_;
+    s.registers = registers_;
     for (auto& [name, slots] : registers_) {
       for (llvm::Value*& s : slots) s = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(type, f->getArg(0), field++));
     }
@@ -387,6 +395,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
       bind(var, v);
       collapsed_vars_.push_back(Affine::variable(var));
     }
+    collapsed_.clear();
   }
 
   /// Ends the outlined function and calls the runtime's parallel loop on it from the enclosing function.
@@ -396,8 +405,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     end_function();
     functions_.pop_back();
     names_ = std::move(s.names);
-    registers_ = saved_registers_;
-    collapsed_.clear();
+    registers_ = std::move(s.registers);
     b_.SetInsertPoint(s.resume);
     auto runtime = module_.getOrInsertFunction(kJitParallelFor, b_.getVoidTy(), b_.getPtrTy(), b_.getPtrTy(),
                                                b_.getInt64Ty());
@@ -416,7 +424,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   std::map<std::string, llvm::Value*> names_;
   std::vector<std::string> defined_;
   std::vector<std::size_t> scopes_;
-  std::map<std::string, std::vector<llvm::Value*>> registers_, saved_registers_;
+  std::map<std::string, std::vector<llvm::Value*>> registers_;
   std::vector<FunctionState> functions_;
   std::vector<Frame> loops_;
   std::vector<Loop> open_;

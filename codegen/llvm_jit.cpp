@@ -152,7 +152,10 @@ IrModule build(llvm::LLVMContext& context, const ImplPtr& impl, const Target& ta
   m.module->setDataLayout(tm.createDataLayout());
   std::string problems;
   llvm::raw_string_ostream os(problems);
-  KRIEK_ASSERT(!llvm::verifyModule(*m.module, &os), "the LLVM IR of ", function, " is invalid: ", os.str());
+  if (llvm::verifyModule(*m.module, &os)) {
+    m.module->print(os, nullptr);
+    KRIEK_ASSERT(false, "the LLVM IR of ", function, " is invalid: ", os.str());
+  }
   return m;
 }
 
