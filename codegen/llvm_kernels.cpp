@@ -4,6 +4,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include "codegen/kernel_views.h"
 #include "codegen/llvm_ir.h"
 #include "impl/tiling.h"
 #include "spec/error.h"
@@ -78,18 +79,6 @@ struct Kernels {
     store0(b.CreateLoad(f32(), acc), out);
   }
 
-  static Coord matrix_at(const CView& v, std::int64_t i, std::int64_t j) {
-    Coord at = zeros(v.rank());
-    at[v.rank() - 2] = i;
-    at[v.rank() - 1] = j;
-    return at;
-  }
-  static Shape matrix_row(const CView& v, std::int64_t cols) {
-    Shape s(v.rank(), 1);
-    s.back() = cols;
-    return s;
-  }
-
   void bcast_fma(const CView& a, const CView& bm, const CView& out) {
     const std::int64_t m = out.shape[out.rank() - 2], n = out.shape.back(), width = c.width();
     std::vector<Value*> rows;
@@ -144,22 +133,11 @@ struct Kernels {
   /// out += the sum of `in` over `axis` (not its innermost), out in registers: a loop over the axis, in which
   /// every output register adds the input's register at the same place.
   void sum_rows(std::size_t axis, const CView& in, const CView& out) {
-    const auto box = register_box(out.shape, static_cast<std::uint32_t>(c.width()));
-    KRIEK_ASSERT(box.has_value(), "vec_sum_rows: ", out.base, " is not whole registers");
     const std::int64_t k = in.shape[axis];
     const Affine step = k > 1 ? c.open_loop(k) : Affine(0);
-    Shape in_box = *box;
-    in_box.insert(in_box.begin() + static_cast<std::ptrdiff_t>(axis), 1);
-    std::vector<std::int64_t> at(out.rank(), 0);
-    while (true) {
-      Coord o(at.begin(), at.end()), i = o;
-      i.insert(i.begin() + static_cast<std::ptrdiff_t>(axis), step);
-      const CView reg = out.sub(o, *box);
-      set(reg, b.CreateFAdd(get(reg), load_run(run(in.sub(i, in_box), KernelKind::vec_sum_rows))));
-      std::size_t d = out.rank();
-      while (d > 0 && (at[d - 1] += (*box)[d - 1]) == out.shape[d - 1]) at[--d] = 0;
-      if (d == 0) break;
-    }
+    for_each_row_register(axis, in, out, c.width(), step, [&](const CView& reg, const CView& part) {
+      set(reg, b.CreateFAdd(get(reg), load_run(run(part, KernelKind::vec_sum_rows))));
+    });
     if (k > 1) c.close_loop();
   }
 };
