@@ -2,7 +2,7 @@
 // into the workspace, register buffers are allocas in the entry block (one <W x float> per vector register, an
 // array for scalar registers) that SROA turns into SSA values, loops are counted do-while loops, and a parallel
 // nest is outlined into a function of (context, first, end) over the collapsed iterations whose context struct
-// carries every live name; kriek's runtime runs it on TBB threads (llvm_jit.cpp says why).
+// carries every live name; kriek's runtime runs it on TBB threads (llvm_runtime.cpp).
 #include <map>
 
 #include <llvm/IR/IRBuilder.h>
@@ -42,37 +42,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   void finish(std::int64_t bytes) {
     end_function();
     if (workspace_fn_ == nullptr) return;
-    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", workspace_fn_));
-    const std::int64_t rounded = (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
-    switch (use_) {
-      case IrUse::jit: {
-        auto runtime = module_.getOrInsertFunction(kJitWorkspace, b_.getPtrTy(), b_.getInt64Ty());
-        b_.CreateRet(b_.CreateCall(runtime, {b_.getInt64(rounded)}));
-        return;
-      }
-      case IrUse::object: {
-        // A thread-local pointer, allocated on the thread's first call (as the C backend's workspace function).
-        auto* slot = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
-                                              llvm::ConstantPointerNull::get(b_.getPtrTy()), function_ + ".ws",
-                                              nullptr, llvm::GlobalValue::GeneralDynamicTLSModel);
-        llvm::Value* ws = b_.CreateLoad(b_.getPtrTy(), slot);
-        auto* fresh = llvm::BasicBlock::Create(ctx_, "allocate", workspace_fn_);
-        auto* done = llvm::BasicBlock::Create(ctx_, "done", workspace_fn_);
-        auto* entry = b_.GetInsertBlock();
-        b_.CreateCondBr(b_.CreateIsNull(ws), fresh, done);
-        b_.SetInsertPoint(fresh);
-        auto alloc = module_.getOrInsertFunction("aligned_alloc", b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty());
-        llvm::Value* made = b_.CreateCall(alloc, {b_.getInt64(kBufferAlign), b_.getInt64(rounded)});
-        b_.CreateStore(made, slot);
-        b_.CreateBr(done);
-        b_.SetInsertPoint(done);
-        llvm::PHINode* phi = b_.CreatePHI(b_.getPtrTy(), 2);
-        phi->addIncoming(ws, entry);
-        phi->addIncoming(made, fresh);
-        b_.CreateRet(phi);
-        return;
-      }
-    }
+    define_workspace(*workspace_fn_, bytes, use_);
   }
 
   // --- Emitter.
@@ -407,9 +377,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     names_ = std::move(s.names);
     registers_ = std::move(s.registers);
     b_.SetInsertPoint(s.resume);
-    auto runtime = module_.getOrInsertFunction(kJitParallelFor, b_.getVoidTy(), b_.getPtrTy(), b_.getPtrTy(),
-                                               b_.getInt64Ty());
-    b_.CreateCall(runtime, {s.f, s.context, b_.getInt64(s.trips)});
+    call_parallel_for(b_, *s.f, s.context, s.trips);
   }
 
   llvm::LLVMContext& ctx_;

@@ -1,14 +1,17 @@
 // Private to codegen/'s LLVM translation units: what the LLVM kernels (llvm_kernels.cpp) need of the LLVM emitter
-// (llvm_emitter.cpp), and the module the emitter builds for the JIT and object writer (llvm_jit.cpp). It names
+// (llvm_emitter.cpp), the module the emitter builds for the JIT and object writer (llvm_jit.cpp), and kriek's
+// runtime that JIT-compiled code calls (llvm_runtime.cpp). It names
 // LLVM types by forward declaration only, so no LLVM header reaches anything that includes it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/c_view.h"
+#include "codegen/compile.h"
 #include "codegen/lowering.h"
 #include "impl/kernel.h"
 #include "impl/node.h"
@@ -16,11 +19,15 @@
 #include "spec/target.h"
 
 namespace llvm {
+class Function;
 class IRBuilderBase;
 class LLVMContext;
 class Module;
 class Type;
 class Value;
+namespace orc {
+class LLJIT;
+}  // namespace orc
 }  // namespace llvm
 
 namespace kriek::codegen {
@@ -74,8 +81,16 @@ struct IrModule {
 IrModule build_ir_module(llvm::LLVMContext& context, const ImplPtr& impl, const Target& target,
                          const std::string& function, const IrCpu& cpu, IrUse use);
 
-/// Names of kriek's runtime entry points that JIT-compiled kernels call (defined in llvm_jit.cpp).
-inline constexpr const char* kJitWorkspace = "kriek_jit_workspace";
-inline constexpr const char* kJitParallelFor = "kriek_jit_parallel_for";
+// --- kriek's runtime for JIT-compiled kernels (llvm_runtime.cpp).
+
+/// Defines `f`, a kernel's `() -> ptr` workspace function, for `bytes` per thread: through the runtime (jit), or
+/// as a thread-local buffer of the object allocated on the thread's first call (object).
+void define_workspace(llvm::Function& f, std::int64_t bytes, IrUse use);
+/// Calls the runtime's parallel loop: `body(context, first, end)` over [0, trips), from the builder's point.
+void call_parallel_for(llvm::IRBuilderBase& b, llvm::Function& body, llvm::Value* context, std::int64_t trips);
+/// Makes the runtime's entry points visible to code `jit` links; the error's text otherwise.
+std::optional<std::string> define_runtime(llvm::orc::LLJIT& jit);
+/// How a JIT-compiled kernel's parallel loops are sized (nullopt when it has none).
+std::optional<LoadedKernel::Threads> jit_threads(bool parallel);
 
 }  // namespace kriek::codegen

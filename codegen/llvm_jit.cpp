@@ -2,17 +2,8 @@
 // (position-independent, so one object serves the JIT and libraries), the O3 pipeline of the new pass manager,
 // machine code as an ELF object in memory, and one process-wide ORC LLJIT that links each kernel's object into a
 // JITDylib of its own (kernels may share names) and drops it with the last copy of the kernel.
-//
-// kriek's runtime for JIT-compiled code lives here too. Parallel loops run on TBB, which kriek links already for
-// its search: a kernel needs no OpenMP runtime (libgomp comes with a C compiler, which this backend must not need),
-// and TBB's static partitioner splits the collapsed iterations into one contiguous range per thread as OpenMP's
-// schedule(static) does. No exception crosses a JIT frame: the entry points are noexcept and abort on failure.
-#include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <map>
 #include <mutex>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -31,67 +22,10 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
 #include "codegen/llvm_ir.h"
-
-namespace {
-
-std::atomic<int> jit_threads{0};  // 0: every core TBB may use
-
-}  // namespace
-
-extern "C" void* kriek_jit_workspace(std::int64_t bytes) noexcept {
-  // One buffer per thread, grown to the largest workspace asked for; a kernel asks for the same size on every call
-  // of one invocation, so a pointer it holds is never freed under it.
-  struct Buffer {
-    void* data = nullptr;
-    std::int64_t bytes = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (buffer.bytes < bytes) {
-    std::free(buffer.data);
-    buffer.data = std::aligned_alloc(kriek::codegen::kBufferAlign, static_cast<std::size_t>(bytes));
-    if (!buffer.data) {
-      std::fprintf(stderr, "kriek: cannot allocate %lld bytes of kernel workspace\n", static_cast<long long>(bytes));
-      std::abort();
-    }
-    buffer.bytes = bytes;
-  }
-  return buffer.data;
-}
-
-extern "C" void kriek_jit_parallel_for(void (*body)(void*, std::int64_t, std::int64_t), void* context,
-                                       std::int64_t trips) noexcept {
-  auto run = [&] {
-    tbb::parallel_for(
-        tbb::blocked_range<std::int64_t>(0, trips),
-        [&](const tbb::blocked_range<std::int64_t>& r) { body(context, r.begin(), r.end()); },
-        tbb::static_partitioner());
-  };
-  try {
-    const int threads = jit_threads.load();
-    if (threads <= 0) return run();
-    static std::mutex mutex;
-    static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
-    tbb::task_arena* arena = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      auto& a = arenas[threads];
-      if (!a) a = std::make_unique<tbb::task_arena>(threads);
-      arena = a.get();
-    }
-    arena->execute(run);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kriek: a parallel loop failed: %s\n", e.what());
-    std::abort();
-  }
-}
 
 namespace kriek::codegen {
 namespace {
@@ -203,15 +137,7 @@ Jit& jit() {
     auto* out = new Jit{std::move(*made), {}, 0};
     llvm::orc::JITDylib& main = out->lljit->getMainJITDylib();
     // LLJIT does not see this process's symbols by default: the runtime explicitly, libc through the generator.
-    llvm::orc::SymbolMap runtime;
-    const auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
-    runtime[out->lljit->mangleAndIntern(kJitWorkspace)] =
-        llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&kriek_jit_workspace), flags);
-    runtime[out->lljit->mangleAndIntern(kJitParallelFor)] =
-        llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&kriek_jit_parallel_for), flags);
-    if (auto e = main.define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
-      throw CompileError("cannot define kriek's JIT runtime: " + error_text(std::move(e)));
-    }
+    if (auto e = define_runtime(*out->lljit)) throw CompileError("cannot define kriek's JIT runtime: " + *e);
     auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
         out->lljit->getDataLayout().getGlobalPrefix());
     if (!process) throw CompileError("cannot search this process's symbols: " + error_text(process.takeError()));
@@ -243,13 +169,7 @@ LoadedKernel jit_link(llvm::Module& m, llvm::TargetMachine& tm, const IrCpu& cpu
   }
   auto address = j.lljit->lookup(jd, function);
   if (!address) throw CompileError("cannot link " + function + " in the JIT: " + error_text(address.takeError()));
-  std::optional<LoadedKernel::Threads> threads;
-  if (parallel) {
-    threads = LoadedKernel::Threads{
-        [](int n) { jit_threads = n; },
-        [] { return jit_threads > 0 ? jit_threads.load() : tbb::this_task_arena::max_concurrency(); }};
-  }
-  return LoadedKernel::jitted(address->toPtr<void*>(), std::move(owner), std::move(threads));
+  return LoadedKernel::jitted(address->toPtr<void*>(), std::move(owner), jit_threads(parallel));
 }
 
 }  // namespace
