@@ -120,6 +120,24 @@ TEST_CASE("parallel loops through both backends on this machine, on 2 threads an
   check_runs(s.impl(), target, 1);
 }
 
+TEST_CASE("an LLVM object file links into a shared library that computes the reference", "[codegen][llvm]") {
+  const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
+  // B packed into a workspace buffer: the object's thread-local workspace is used.
+  const Spec spec = parse_spec("matmul 24x16x32 f32", target);
+  const Schedule s = schedule(spec, target)
+                         .move_input(1, Level::L2, Layout::blocked(1, target.vector_elements(Dtype::f32)))
+                         .complete(dp);
+  REQUIRE(s.holes().empty());
+  TempDir dir;
+  write_llvm_object(s.impl(), target, dir.path / "k.o", "kriek_obj");
+  link_shared_library({dir.path / "k.o"}, false, dir.path / "libk.so");
+  const LoadedKernel k = LoadedKernel::load(dir.path / "libk.so", "kriek_obj");
+  for (std::uint64_t seed : {1, 2}) CHECK(verify(k, spec, seed).ok());
+  CHECK(emit_c(s.impl(), target).workspace_bytes > 0);
+}
+
 TEST_CASE("an object file cannot hold parallel loops; a partial Impl is an error for LLVM too", "[codegen][llvm][errors]") {
   const Target target = named_target("avx2");
   const Spec spec = parse_spec("matmul 32x8x32 f32", target);
