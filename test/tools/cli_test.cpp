@@ -90,20 +90,21 @@ TEST_CASE("kriek emit prints C or the Impl; -o writes a file; bad flags are one-
   CHECK_THAT(unwritable.out, Contains("cannot write '/nonexistent/dir/k.c'"));
 }
 
-TEST_CASE("kriek run synthesizes, compiles, verifies and times", "[tools][codegen]") {
-  const Result r = run_kriek("run 'matmul 8x8x32 f32' --no-table --seed 5");
+TEST_CASE("kriek run --backend c synthesizes, compiles, verifies and times", "[tools][codegen]") {
+  const Result r = run_kriek("run 'matmul 8x8x32 f32' --no-table --seed 5 --backend c");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("bcast_fma(") && Contains("kernel: kriek_matmul_8x8_8x32_f32") &&
                         Contains("verified: max error") && Contains("seed 5") && Contains("GFLOP/s") &&
                         Contains("% of the measured single-core peak"));
+  CHECK_THAT(r.out, !Contains("LLVM JIT"));
   const kriek::testing::TempDir dir;
   const std::string keep = (dir / "keep").string();
-  const Result kept = run_kriek("run 'add 3x20 1x20 f32' --no-table --keep " + keep);
+  const Result kept = run_kriek("run 'add 3x20 1x20 f32' --no-table --backend c --keep " + keep);
   CHECK(kept.status == 0);
   CHECK_THAT(kept.out, Contains("source " + keep + "/kriek_add_3x20_1x20_f32.c"));
   CHECK_THAT(run_kriek("run 'relu 4x16 f32' --no-table --seed -3").out, Contains("--seed takes a positive number"));
   const Result bad_cc = kriek::testing::run_command("CC=/nonexistent/cc " + std::string(KRIEK_BINARY) +
-                                                    " run 'relu 4x16 f32' --no-table");
+                                                    " run 'relu 4x16 f32' --no-table --backend c");
   CHECK(bad_cc.status == 1);
   CHECK_THAT(bad_cc.out, Contains("cannot run '/nonexistent/cc'") && Contains("the source is kept at"));
 }
@@ -112,6 +113,11 @@ TEST_CASE("kriek run --backend llvm JIT-compiles in process and needs no C compi
   // CC names a missing program: the LLVM backend (and its peak probe) never runs a compiler.
   const Result r = kriek::testing::run_command("CC=/nonexistent/cc " + std::string(KRIEK_BINARY) +
                                                " run 'matmul 8x8x32 f32' --no-table --backend llvm --seed 5");
+  // LLVM is the default backend.
+  const Result by_default = kriek::testing::run_command("CC=/nonexistent/cc " + std::string(KRIEK_BINARY) +
+                                                        " run 'relu 4x16 f32' --no-table");
+  CHECK(by_default.status == 0);
+  CHECK_THAT(by_default.out, Contains("LLVM JIT") && Contains("verified: max error"));
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("kernel: kriek_matmul_8x8_8x32_f32") && Contains("LLVM JIT") &&
                         Contains("verified: max error") && Contains("seed 5") && Contains("GFLOP/s"));

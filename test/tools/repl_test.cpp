@@ -88,6 +88,10 @@ TEST_CASE("repl: run follows kriek script --backend; a bad backend is one line",
                          " --backend llvm");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("LLVM JIT") && Contains("verified: max error"));
+  const Result c = shell(std::string(KRIEK_BINARY) + " script " + file + " --target " + runnable_target() +
+                         " --backend c");
+  CHECK(c.status == 0);
+  CHECK_THAT(c.out, !Contains("LLVM JIT") && Contains("verified: max error"));
   const Result bad = shell(std::string(KRIEK_BINARY) + " script " + file + " --backend cc");
   CHECK(bad.status == 1);
   CHECK_THAT(bad.out, Contains("unknown --backend 'cc'"));
