@@ -4,7 +4,11 @@
 // geometric mean and the lowest. Then latency: every frontier entry of the suite's smaller Specs compiled one by
 // one by each backend (C: write, compile, load; LLVM: lower, O3, codegen, link), the median per kernel.
 //
-//   build/bench/bench_backends [--sizes 64,128,82x99x63,4x64x64x64] [--rounds N] [--latency-kernels N]
+//   build/bench/bench_backends [--sizes 64,128,82x99x63,4x64x64x64] [--rounds N] [--latency-kernels N] [--threads N]
+//
+// Parallel kernels run on 1 thread unless --threads says more: the two backends' runtimes (OpenMP for C, TBB for
+// LLVM) share this process, and on a busy 2-core machine one's spinning workers starve the other's barriers (C at
+// 128^3 fell from 52 to 0.1 GFLOP/s after LLVM kernels had run); compare thread scaling in separate processes.
 //
 // Each Spec is searched from scratch (256^3 takes ~7 s and ~0.5 GiB; the batched 16x40x64x40 passed 3 GiB).
 //
@@ -73,9 +77,11 @@ int main(int argc, char** argv) {
   std::string sizes = "64,128,256,82x99x63,99x36x67,4x64x64x64";
   int rounds = 5;
   std::size_t latency_kernels = 40;
+  int threads = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--sizes") sizes = value;
+    else if (flag == "--threads") threads = std::max(1, std::atoi(value.c_str()));
     else if (flag == "--rounds") rounds = std::max(1, std::atoi(value.c_str()));
     else if (flag == "--latency-kernels") latency_kernels = static_cast<std::size_t>(std::max(1, std::atoi(value.c_str())));
     else {
@@ -87,6 +93,7 @@ int main(int argc, char** argv) {
   const Target& target = host_target();
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
   const std::filesystem::path dir = make_temp_dir();
+  std::cout << "threads per parallel kernel: " << threads << "\n";
   std::cout << "target " << target.name << " (" << isa_name(target.isa) << "), LLVM CPU " << llvm_cpu(target)
             << "; load " << uptime() << "\n\n";
   std::printf("%-24s %10s %10s %8s %9s %9s\n", "spec", "C GFLOP/s", "LLVM", "LLVM/C", "C build", "LLVM JIT");
@@ -104,6 +111,8 @@ int main(int argc, char** argv) {
     const LoadedKernel ck = compile_and_load(c, target, dir);
     const double c_build = since(start);
     const JitKernel lk = jit_compile(impl, target);
+    ck.set_threads(threads);
+    lk.kernel.set_threads(threads);
     if (!verify(ck, spec, 1).ok() || !verify(lk.kernel, spec, 1).ok()) {
       std::cout << spec_text(spec) << ": WRONG result\n";
       return 3;
