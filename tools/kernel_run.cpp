@@ -1,11 +1,11 @@
-// The shared compile-verify-time report (see kernel_run.h).
+// The shared compile-verify-time report (see kernel_run.h), for either backend.
 #include "tools/kernel_run.h"
 
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
-#include <functional>
 
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
@@ -22,7 +22,7 @@ struct Built {
   std::int64_t workspace_bytes = 0;
   bool parallel = false;
   std::string parallel_note;       ///< e.g. " (OpenMP)"
-  std::string note;                ///< e.g. ", JIT 21.4 ms"
+  std::string note;                ///< e.g. ", LLVM JIT 21.4 ms"
   std::filesystem::path source;    ///< the C source or LLVM IR (written by keep_source when not already)
   std::function<void()> write_source;
   void keep_source() {

@@ -80,7 +80,7 @@ void check_all_run(const std::vector<ImplPtr>& impls, const Target& target) {
 
 }  // namespace
 
-TEST_CASE("parallel tiles pack into per-thread buffers; a buffer outside is shared", "[codegen]") {
+TEST_CASE("parallel tiles pack into per-thread buffers, a buffer outside is shared", "[codegen]") {
   const Target target = named_target("avx512");
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
   auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
@@ -138,7 +138,7 @@ TEST_CASE("an LLVM object file links into a shared library that computes the ref
   CHECK(emit_c(s.impl(), target).workspace_bytes > 0);
 }
 
-TEST_CASE("an object file cannot hold parallel loops; a partial Impl is an error for LLVM too", "[codegen][llvm][errors]") {
+TEST_CASE("an object file cannot hold parallel loops, and a partial Impl is an error for LLVM too", "[codegen][llvm][errors]") {
   const Target target = named_target("avx2");
   const Spec spec = parse_spec("matmul 32x8x32 f32", target);
   const Schedule par = schedule(spec, target).tile_out({16, 16}, true).complete();
@@ -252,7 +252,7 @@ TEST_CASE("compiler and loader failures report the message and keep the source",
   CHECK_FALSE(k.set_threads(2));
 }
 
-TEST_CASE("timing reports a median and GFLOP/s; the peak probe measures something", "[codegen]") {
+TEST_CASE("timing reports a median and GFLOP/s, the peak probe measures something", "[codegen]") {
   const Target target = named_target("host");
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
   const Spec spec = parse_spec("matmul 8x8x16 f32", target);

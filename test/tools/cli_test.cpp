@@ -68,7 +68,7 @@ TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
   CHECK_THAT(run_kriek("spec check 'relu 4x4 f32' --bogus").out, Contains("unknown option '--bogus'"));
 }
 
-TEST_CASE("kriek emit prints C or the Impl; -o writes a file; bad flags are one-line errors", "[tools][codegen]") {
+TEST_CASE("kriek emit prints C or the Impl, -o writes a file, bad flags are one-line errors", "[tools][codegen]") {
   const Result c = run_kriek("emit 'matmul 8x8x16 f32' --no-table --target avx512");
   CHECK(c.status == 0);
   CHECK_THAT(c.out, Contains("void kriek_matmul_8x8_8x16_f32(const float *restrict lhs, const float *restrict rhs, "
@@ -132,7 +132,7 @@ TEST_CASE("kriek run --backend llvm JIT-compiles in process and needs no C compi
   CHECK(bad.out == "kriek: error: unknown --backend 'gcc' (expected llvm or c)\n");
 }
 
-TEST_CASE("kriek emit --format llvm prints IR; --format obj writes a position-independent object", "[tools][codegen][llvm]") {
+TEST_CASE("kriek emit --format llvm prints IR, --format obj writes a position-independent object", "[tools][codegen][llvm]") {
   const Result ir = run_kriek("emit 'matmul 8x8x16 f32' --no-table --target avx512 --format llvm");
   CHECK(ir.status == 0);
   CHECK_THAT(ir.out, Contains("define void @kriek_matmul_8x8_8x16_f32(ptr noalias %lhs, ptr noalias %rhs, ptr noalias %out)") &&
@@ -241,7 +241,7 @@ TEST_CASE("a corrupted default table is moved aside with a note and rebuilt", "[
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a stale default table is replaced with a note; a stale --table FILE is an error", "[tools][table]") {
+TEST_CASE("a stale default table is replaced with a note, a stale --table FILE is an error", "[tools][table]") {
   const kriek::testing::TempDir temp;
   const std::string dir = temp.path().string();
   std::filesystem::create_directories(dir + "/kriek");

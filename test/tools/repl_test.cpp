@@ -82,7 +82,7 @@ TEST_CASE("repl: every command", "[tools][repl]") {
                         Contains("GFLOP/s"));
 }
 
-TEST_CASE("repl: run follows kriek script --backend; a bad backend is one line", "[tools][repl][llvm]") {
+TEST_CASE("repl: run follows kriek script --backend, a bad backend is one line", "[tools][repl][llvm]") {
   const std::string file = temp_file("backend.kriek", "spec matmul 4x8x16 f32\ncomplete\nrun\n");
   const Result r = shell(std::string(KRIEK_BINARY) + " script " + file + " --target " + runnable_target() +
                          " --backend llvm");
@@ -154,7 +154,7 @@ TEST_CASE("repl: errors name the line and the problem, and leave the session unc
   CHECK(piped.status == 1);
 }
 
-TEST_CASE("repl: undo and redo walk the history; save writes a replayable script", "[tools][repl]") {
+TEST_CASE("repl: undo and redo walk the history, save writes a replayable script", "[tools][repl]") {
   const std::string saved = (scratch() / "saved.kriek").string();
   const Result r = script("undo.kriek", "spec matmul 8x8x8 f32\ntile_out 4 4\nsplit 2\nundo\nundo\nredo\n"
                                         "tile_out 2 2\nredo\n");
