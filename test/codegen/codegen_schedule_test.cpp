@@ -78,21 +78,26 @@ void check_all_run(const std::vector<ImplPtr>& impls, const Target& target) {
   }
 }
 
+/// matmul 40x24x48 on `target`: B packed once into blocked panels (shared by all threads), then parallel tiles of
+/// C with a boundary row, each packing its rows of A into a buffer of its own; the DP completes the rest.
+Schedule packed_parallel_schedule(const Target& target) {
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
+  const Spec spec = parse_spec("matmul 40x24x48 f32", target);
+  Schedule s = schedule(spec, target)
+                   .move_input(1, Level::L2, Layout::blocked(1, target.vector_elements(Dtype::f32)))
+                   .tile_out({16, 16}, true)
+                   .move_input(0, Level::L1, Layout::col_major())
+                   .complete(dp);
+  REQUIRE(s.holes().empty());
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("parallel tiles pack into per-thread buffers, a buffer outside is shared", "[codegen]") {
   const Target target = named_target("avx512");
-  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
-  const Spec spec = parse_spec("matmul 40x24x48 f32", target);
-  // B packed once into blocked panels (shared by all threads), then parallel tiles of C with a boundary row, each
-  // packing its rows of A into a buffer of its own.
-  const Schedule s = schedule(spec, target)
-                         .move_input(1, Level::L2, Layout::blocked(1, 16))
-                         .tile_out({16, 16}, true)
-                         .move_input(0, Level::L1, Layout::col_major())
-                         .complete(dp);
-  REQUIRE(s.holes().empty());
+  const Schedule s = packed_parallel_schedule(target);
   const CSource c = emit_c(s.impl(), target);
   CHECK(c.uses_openmp);
   CHECK_THAT(c.code, Contains("#pragma omp parallel for"));
@@ -104,16 +109,7 @@ TEST_CASE("parallel tiles pack into per-thread buffers, a buffer outside is shar
 
 TEST_CASE("parallel loops through both backends on this machine, on 2 threads and 1", "[codegen][llvm]") {
   const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
-  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
-  // Two collapsed parallel axes with boundary tiles, each thread packing A into its own buffer.
-  const Spec spec = parse_spec("matmul 40x24x48 f32", target);
-  const Schedule s = schedule(spec, target)
-                         .move_input(1, Level::L2, Layout::blocked(1, target.vector_elements(Dtype::f32)))
-                         .tile_out({16, 16}, true)
-                         .move_input(0, Level::L1, Layout::col_major())
-                         .complete(dp);
-  REQUIRE(s.holes().empty());
+  const Schedule s = packed_parallel_schedule(target);
   const std::string ir = emit_llvm_ir(s.impl(), target);
   CHECK_THAT(ir, Contains("call void @kriek_jit_parallel_for(") && Contains("_workspace()"));
   check_runs(s.impl(), target, 2);
