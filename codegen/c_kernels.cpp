@@ -3,6 +3,7 @@
 // dense run, which the kernels' legality rules promise and this file checks.
 #include "codegen/c_kernels.h"
 
+#include "codegen/kernel_views.h"
 #include "impl/tiling.h"
 #include "spec/error.h"
 
@@ -75,20 +76,6 @@ void direct_conv(CWriter& w, const CView& img, const CView& filters, const CView
   while (opened-- > 0) w.close();
   w.line(element(out, origin) + " = " + acc + ";");
   w.close();
-}
-
-/// The (i, j) element's index and a 1 x `cols` extent in a matrix view of rank 2, or of rank 3 with a batch of 1
-/// (the matmul kernels take both).
-Coord matrix_at(const CView& v, std::int64_t i, std::int64_t j) {
-  Coord at = zeros(v.rank());
-  at[v.rank() - 2] = i;
-  at[v.rank() - 1] = j;
-  return at;
-}
-Shape matrix_row(const CView& v, std::int64_t cols) {
-  Shape s(v.rank(), 1);
-  s.back() = cols;
-  return s;
 }
 
 void bcast_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b, const CView& c) {
@@ -164,8 +151,6 @@ void chained_sum(CWriter& w, const VectorIsa& isa, KernelKind kind, const CView&
 /// out += the sum of `in` over `axis` (not its innermost), out in registers: a C loop over the axis, in which
 /// every output register adds the input's register at the same place (one chain per register).
 void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& in, const CView& out) {
-  const auto box = register_box(out.shape, static_cast<std::uint32_t>(isa.width));
-  KRIEK_ASSERT(box.has_value(), "vec_sum_rows: ", out.base, " is not whole registers");
   const std::int64_t k = in.shape[axis];
   Affine step(0);
   if (k > 1) {
@@ -173,18 +158,10 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
     w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(k) + "; ++" + j + ")");
     step = Affine::variable(j);
   }
-  Shape in_box = *box;
-  in_box.insert(in_box.begin() + static_cast<std::ptrdiff_t>(axis), 1);
-  std::vector<std::int64_t> at(out.rank(), 0);
-  while (true) {
-    Coord o(at.begin(), at.end()), i = o;
-    i.insert(i.begin() + static_cast<std::ptrdiff_t>(axis), step);
-    const std::string reg = whole_register(out.sub(o, *box));
-    w.line(reg + " = " + isa.add + "(" + reg + ", " + isa.load + "(" + run_address(in.sub(i, in_box), KernelKind::vec_sum_rows) + "));");
-    std::size_t d = out.rank();
-    while (d > 0 && (at[d - 1] += (*box)[d - 1]) == out.shape[d - 1]) at[--d] = 0;
-    if (d == 0) break;
-  }
+  for_each_row_register(axis, in, out, isa.width, step, [&](const CView& out_reg, const CView& run) {
+    const std::string reg = whole_register(out_reg);
+    w.line(reg + " = " + isa.add + "(" + reg + ", " + isa.load + "(" + run_address(run, KernelKind::vec_sum_rows) + "));");
+  });
   if (k > 1) w.close();
 }
 

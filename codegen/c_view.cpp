@@ -86,15 +86,21 @@ std::optional<Affine> affine_offset(const CView& v, const Coord& index) {
   return std::nullopt;
 }
 
+BlockedOffset blocked_offset(const CView& v, const Coord& index) {
+  KRIEK_ASSERT(v.layout.kind == Layout::Kind::blocked, "a blocked offset into a ", v.base, " that is not blocked");
+  const Coord pos = position(v, index);
+  const std::size_t dim = v.layout.dim;
+  return BlockedOffset{pos[dim], v.layout.block, product_except(v.buffer, dim), row_major_offset(v.buffer, pos, dim)};
+}
+
 std::string offset_text(const CView& v, const Coord& index) {
   if (auto a = affine_offset(v, index)) return a->text();
   // Blocked with a coordinate that is not a known multiple of the block: divide at run time.
-  const Coord pos = position(v, index);
-  const std::size_t dim = v.layout.dim;
-  const std::string b = std::to_string(v.layout.block);
-  const std::string p = "(" + pos[dim].text() + ")";
-  return "((" + p + " / " + b + ") * " + std::to_string(product_except(v.buffer, dim)) + " + " +
-         row_major_offset(v.buffer, pos, dim).text() + ") * " + b + " + " + p + " % " + b;
+  const BlockedOffset o = blocked_offset(v, index);
+  const std::string b = std::to_string(o.block);
+  const std::string p = "(" + o.coordinate.text() + ")";
+  return "((" + p + " / " + b + ") * " + std::to_string(o.panel) + " + " + o.rest.text() + ") * " + b + " + " + p +
+         " % " + b;
 }
 
 std::string element(const CView& v, const Coord& index) {
@@ -124,7 +130,7 @@ bool is_dense_run(const CView& v) {
   }
 }
 
-std::string whole_register(const CView& v) {
+std::int64_t register_index(const CView& v) {
   KRIEK_ASSERT(v.storage == Storage::vector_registers, v.base, " is not in vector registers");
   KRIEK_ASSERT(volume(v.shape) == v.vector_size, "a view of ", volume(v.shape), " elements is not one register of ",
                v.vector_size);
@@ -133,8 +139,10 @@ std::string whole_register(const CView& v) {
                "must be unrolled");
   KRIEK_ASSERT(first->constant() % v.vector_size == 0 && is_dense_run(v), "view of ", v.base,
                " at offset ", first->constant(), " does not fill one register in lane order");
-  return v.base + "_" + std::to_string(first->constant() / v.vector_size);
+  return first->constant() / v.vector_size;
 }
+
+std::string whole_register(const CView& v) { return v.base + "_" + std::to_string(register_index(v)); }
 
 Coord zeros(std::size_t rank) { return Coord(rank, Affine(0)); }
 

@@ -1,4 +1,4 @@
-// Views in the emitted C: the generator's counterpart of the interpreter's View (impl/view.h). A view is a
+// Views in the generated code (C or LLVM IR; the lowering passes them to both emitters): the generator's counterpart of the interpreter's View (impl/view.h). A view is a
 // window of static shape at an affine origin in a real buffer: memory (a `float *` variable), scalar registers (a
 // local `float` array) or vector registers (one vector variable per register, `v3_0`, `v3_1`, ...). Element
 // access goes through the buffer's Layout exactly as in the interpreter, so emitted code and interpreter agree
@@ -49,6 +49,16 @@ CView whole(Storage storage, std::string base, const Shape& shape, const Layout&
 /// for row- and column-major; for blocked layouts when the blocked coordinate's variable part is a multiple of the
 /// block), else nullopt.
 std::optional<Affine> affine_offset(const CView& v, const Coord& index);
+/// The buffer offset of `index` in a blocked layout where it is not affine: ((c / block) * panel + rest) * block
+/// + c % block, for the blocked coordinate c, the elements of a panel row `panel` and the other coordinates'
+/// row-major offset `rest`.
+struct BlockedOffset {
+  Affine coordinate;
+  std::int64_t block = 1;
+  std::int64_t panel = 1;
+  Affine rest;
+};
+BlockedOffset blocked_offset(const CView& v, const Coord& index);
 /// The buffer offset of `index` as C text (with `/` and `%` where it is not affine).
 std::string offset_text(const CView& v, const Coord& index);
 
@@ -59,7 +69,9 @@ std::string address(const CView& v, const Coord& index);
 /// True when the view's elements, in row-major order of its shape, occupy consecutive buffer offsets (checked
 /// exactly; false when an offset is not affine).
 bool is_dense_run(const CView& v);
-/// The vector variable that holds exactly the view's elements in lane order; asserts that it does.
+/// The index of the vector register that holds exactly the view's elements in lane order; asserts that one does.
+std::int64_t register_index(const CView& v);
+/// The vector variable that holds exactly the view's elements in lane order (`<base>_<register_index>`).
 std::string whole_register(const CView& v);
 
 /// A zero coordinate of rank `rank`.

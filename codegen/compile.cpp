@@ -102,6 +102,8 @@ LoadedKernel& LoadedKernel::operator=(LoadedKernel&& other) noexcept {
     handle_ = std::exchange(other.handle_, nullptr);
     entry_ = std::exchange(other.entry_, nullptr);
     library_ = std::move(other.library_);
+    owner_ = std::move(other.owner_);
+    threads_ = std::move(other.threads_);
   }
   return *this;
 }
@@ -149,7 +151,19 @@ void LoadedKernel::call(const std::vector<float*>& p) const {
   throw UserError("kernels of " + std::to_string(p.size()) + " operands cannot be called (at most 8)");
 }
 
+LoadedKernel LoadedKernel::jitted(void* entry, std::shared_ptr<void> owner, std::optional<Threads> threads) {
+  LoadedKernel k;
+  k.entry_ = entry;
+  k.owner_ = std::move(owner);
+  k.threads_ = std::move(threads);
+  return k;
+}
+
 bool LoadedKernel::set_threads(int threads) const {
+  if (owner_) {
+    if (threads_) threads_->set(threads);
+    return threads_.has_value();
+  }
   void* f = handle_ ? dlsym(handle_, "omp_set_num_threads") : nullptr;
   if (!f) return false;
   reinterpret_cast<void (*)(int)>(f)(threads);
@@ -185,6 +199,7 @@ std::filesystem::path compile_library(const std::vector<CSource>& sources, const
 }
 
 int LoadedKernel::max_threads() const {
+  if (owner_) return threads_ ? threads_->max() : 1;
   void* f = handle_ ? dlsym(handle_, "omp_get_max_threads") : nullptr;
   return f ? reinterpret_cast<int (*)()>(f)() : 1;
 }

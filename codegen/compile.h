@@ -3,6 +3,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +33,9 @@ struct CompileOptions {
 std::vector<std::string> compile_command(const CSource& c, const Target& target, const std::filesystem::path& source,
                                          const std::filesystem::path& library, const CompileOptions& options = {});
 
-/// A loaded shared library and its entry point. Move-only. Libraries stay mapped for the life of the process
-/// (RTLD_NODELETE): the OpenMP runtime a kernel brings in keeps threads parked in its code.
+/// A loaded shared library and its entry point, or a JIT-compiled entry point (emit_llvm.h). Move-only. Libraries
+/// stay mapped for the life of the process (RTLD_NODELETE): the OpenMP runtime a kernel brings in keeps threads
+/// parked in its code.
 class LoadedKernel {
  public:
   LoadedKernel() = default;
@@ -44,19 +48,30 @@ class LoadedKernel {
   /// Loads `library` and finds `function` in it; CompileError with dlerror()'s message when either fails.
   static LoadedKernel load(const std::filesystem::path& library, const std::string& function);
 
+  /// How a JIT-compiled kernel's parallel loops are sized (its runtime's, not OpenMP's).
+  struct Threads {
+    std::function<void(int)> set;
+    std::function<int()> max;
+  };
+  /// A kernel whose code `owner` keeps alive (released with the last copy of it); `threads` is empty when it has
+  /// no parallel loops.
+  static LoadedKernel jitted(void* entry, std::shared_ptr<void> owner, std::optional<Threads> threads);
+
   void* entry() const { return entry_; }
   const std::filesystem::path& library() const { return library_; }
   /// Calls the entry point with one pointer per operand (inputs, then the output), at most 8.
   void call(const std::vector<float*>& operands) const;
-  /// Sets the OpenMP team size of the library's parallel loops; false when it has none (no OpenMP runtime).
+  /// Sets the team size of the kernel's parallel loops; false when it has none (a library without OpenMP runtime).
   bool set_threads(int threads) const;
-  /// The OpenMP team size the library's parallel loops will use (1 when it has no OpenMP runtime).
+  /// The team size the kernel's parallel loops will use (1 when it has none).
   int max_threads() const;
 
  private:
   void* handle_ = nullptr;
   void* entry_ = nullptr;
   std::filesystem::path library_;
+  std::shared_ptr<void> owner_;
+  std::optional<Threads> threads_;
 };
 
 /// Writes `c` to `dir`/<function>.c, compiles it to `dir`/<function>.so and loads it. The source stays in `dir`.

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "codegen/emit_llvm.h"
 #include "codegen/vector_isa.h"
 
 namespace kriek::codegen {
@@ -126,13 +127,17 @@ std::string code_shape(const CSource& c) {
   return out;
 }
 
-double measured_peak_gflops(const Target& target, const std::filesystem::path& dir) {
+double measured_peak_gflops(const Target& target, const std::filesystem::path& dir, Backend backend) {
   static std::mutex mutex;
-  static std::map<std::uint64_t, double> cache;
+  static std::map<std::pair<std::uint64_t, Backend>, double> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  if (auto it = cache.find(target.fingerprint()); it != cache.end()) return it->second;
-  const CSource probe = peak_probe(target);
-  LoadedKernel k = compile_and_load(probe, target, dir);
+  const auto key = std::pair{target.fingerprint(), backend};
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  LoadedKernel k;
+  switch (backend) {
+    case Backend::llvm: k = jit_peak_probe(target, probe_chains(target)); break;
+    case Backend::c: k = compile_and_load(peak_probe(target), target, dir); break;
+  }
   const VectorIsa* isa = vector_isa(target);
   const double flops_per_iteration = probe_chains(target) * 2.0 * (isa ? isa->width : 1);
   float n = 1 << 16, out = 0;
@@ -144,7 +149,7 @@ double measured_peak_gflops(const Target& target, const std::filesystem::path& d
     best = std::max(best, flops_per_iteration * n / s * 1e-9);
     if (s < 0.02) n *= 2;  // grow until a run lasts long enough to time
   }
-  cache[target.fingerprint()] = best;
+  cache[key] = best;
   return best;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "codegen/backend.h"
 #include "codegen/compile.h"
 #include "spec/reference_check.h"
 #include "spec/spec.h"
@@ -48,7 +49,7 @@ ImplMeasurement measure_impl(const ImplPtr& impl, const Target& target, const st
                              const std::string& function, std::uint64_t seed = 1, double budget_seconds = 0.5);
 
 /// The target's single-core f32 peak in GFLOP/s, measured by an FMA-throughput loop compiled for the target in
-/// `dir` (once per process and target).
-double measured_peak_gflops(const Target& target, const std::filesystem::path& dir);
+/// `dir` by `backend` (once per process, target and backend; LLVM needs no C compiler).
+double measured_peak_gflops(const Target& target, const std::filesystem::path& dir, Backend backend = Backend::c);
 
 }  // namespace kriek::codegen

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job: set up, build, describe the host, then synthesize the best Impl of a matmul for it, emit it as C,
-# compile it, verify it against the reference and time it (kriek run).
+# The main job: set up, build, describe the host, then synthesize the best Impl of a matmul for it, JIT-compile it
+# through LLVM, verify it against the reference and time it (kriek run).
 # Usage: scripts/main.sh [SPEC]   (default: matmul 64x64x64 f32)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

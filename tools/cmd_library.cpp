@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cache/table_tools.h"
+#include "codegen/backend.h"
 #include "codegen/compile.h"
 #include "spec/error.h"
 #include "spec/text.h"
@@ -103,8 +104,9 @@ int run_library(const std::vector<std::string>& raw) {
   text << in.rdbuf();
   const Target target = command_target(args);
   std::vector<LibraryEntry> entries = parse_library_list(text.str(), list_file, target);
-  if (const auto* backend = args.get("--backend"); backend && *backend != "c") {
-    user_error("--backend '", *backend, "' is not available (this kriek emits C; the LLVM backend is not built yet)");
+  if (const auto* backend = args.get("--backend"); backend && codegen::parse_backend(*backend) != codegen::Backend::c) {
+    user_error("--backend '", *backend, "' is not available for libraries yet (they are built from C objects; ",
+               "kriek emit --format obj writes one LLVM object)");
   }
 
   if (const auto* shard = args.get("--shard")) {

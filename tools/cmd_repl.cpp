@@ -42,8 +42,8 @@ char** complete(const char* text, int start, int) {
   return rl_completion_matches(text, complete_word);
 }
 
-int interactive(const Target& target, const MemoryUse& limits) {
-  Repl repl(target, limits);
+int interactive(const Target& target, const MemoryUse& limits, codegen::Backend backend) {
+  Repl repl(target, limits, backend);
   completing = &repl;
   rl_attempted_completion_function = complete;
   std::cout << "kriek repl: schedule by hand (help lists the commands, quit leaves)\n";
@@ -66,24 +66,31 @@ MemoryUse session_limits(const Args& args, const Target& target) {
   return m ? parse_memory_limits(*m, capacity) : capacity;
 }
 
+/// The backend `run` compiles with (--backend).
+codegen::Backend session_backend(const Args& args) {
+  const auto* b = args.get("--backend");
+  return b ? codegen::parse_backend(*b) : codegen::kDefaultBackend;
+}
+
 }  // namespace
 
 int run_repl_command(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target", "--profile", "--memory"}, {"--no-profile"});
+  const Args args = parse_args(raw, {"--target", "--profile", "--memory", "--backend"}, {"--no-profile"});
   if (!args.positional.empty()) user_error("kriek repl takes no arguments (got '", args.positional[0], "')");
   const Target target = command_target(args);
   const MemoryUse limits = session_limits(args, target);
-  if (isatty(STDIN_FILENO)) return interactive(target, limits);
-  return run_repl(std::cin, std::cout, std::cerr, false, target, limits);
+  const codegen::Backend backend = session_backend(args);
+  if (isatty(STDIN_FILENO)) return interactive(target, limits, backend);
+  return run_repl(std::cin, std::cout, std::cerr, false, target, limits, backend);
 }
 
 int run_script(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target", "--profile", "--memory"}, {"--no-profile"});
-  if (args.positional.size() != 1) user_error("usage: kriek script FILE [--target T] [--memory L1=32K,...]");
+  const Args args = parse_args(raw, {"--target", "--profile", "--memory", "--backend"}, {"--no-profile"});
+  if (args.positional.size() != 1) user_error("usage: kriek script FILE [--target T] [--memory L1=32K,...] [--backend B]");
   std::ifstream file(args.positional[0]);
   if (!file) user_error("cannot read script '", args.positional[0], "'");
   const Target target = command_target(args);
-  return run_repl(file, std::cout, std::cerr, false, target, session_limits(args, target));
+  return run_repl(file, std::cout, std::cerr, false, target, session_limits(args, target), session_backend(args));
 }
 
 }  // namespace kriek::tools

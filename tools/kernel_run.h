@@ -1,4 +1,4 @@
-// Compile, verify and time a complete Impl, printing the report `kriek run` and the REPL's `run` share:
+// Compile (or JIT), verify and time a complete Impl, printing the report `kriek run` and the REPL's `run` share:
 // "verified" with the max error (or why not), and GFLOP/s with the fraction of the measured peak.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <optional>
 
+#include "codegen/backend.h"
 #include "impl/node.h"
 #include "spec/target.h"
 
@@ -22,6 +23,8 @@ struct KernelRunOptions {
   double budget = 0.5;
   /// When set, receives the median seconds per call of a kernel that verified.
   double* median_seconds = nullptr;
+  /// LLVM (JIT in process; the IR is what --keep keeps) or C (compiled by $CC).
+  codegen::Backend backend = codegen::kDefaultBackend;
 };
 
 /// Returns 0 when the kernel verified (then it is also timed), 3 when it disagrees with the reference (a kriek bug:

@@ -33,13 +33,15 @@ const std::vector<Command>& commands() {
        "                                        reads the DP table first and saves what it solved (see \"The DP table\")\n",
        run_synth},
       {"emit",
-       "kriek emit SPEC [--format c|impl] [-o FILE] [--name NAME] [synth flags]\n"
-       "                                        the synthesized kernel as C (or its Impl tree); -o writes FILE atomically\n",
+       "kriek emit SPEC [--format c|llvm|obj|impl] [-o FILE] [--name NAME] [synth flags]\n"
+       "                                        the synthesized kernel as C, LLVM IR, a position-independent object\n"
+       "                                        file (obj, needs -o) or its Impl tree; -o writes FILE atomically\n",
        run_emit},
       {"run",
-       "kriek run SPEC [--keep DIR] [--seed N] [--run-threads N] [synth flags]\n"
-       "                                        synthesize, emit, compile, verify against the reference, time: prints\n"
-       "                                        the Impl, \"verified: max error ...\" and GFLOP/s with the % of peak\n",
+       "kriek run SPEC [--backend llvm|c] [--keep DIR] [--seed N] [--run-threads N] [synth flags]\n"
+       "                                        synthesize, emit, compile (C with $CC, or LLVM JIT in process), verify\n"
+       "                                        against the reference, time: prints the Impl, \"verified: max error ...\"\n"
+       "                                        and GFLOP/s with the % of peak\n",
        run_run},
       {"query",
        "kriek query SPEC [--table FILE] [--target T] [--memory ...] [--frontier]\n"
@@ -69,10 +71,12 @@ const std::vector<Command>& commands() {
        "                                        and library then use it\n",
        run_tune},
       {"repl",
-       "kriek repl [--target T] [--memory ...]  schedule by hand, the DP completing holes within the memory limits\n",
+       "kriek repl [--target T] [--memory ...] [--backend llvm|c]\n"
+       "                                        schedule by hand, the DP completing holes within the memory limits;\n"
+       "                                        `run` compiles with the backend\n",
        run_repl_command},
       {"script",
-       "kriek script FILE [--target T] [--memory ...]\n"
+       "kriek script FILE [--target T] [--memory ...] [--backend llvm|c]\n"
        "                                        replay a REPL session; stops at the first failing line\n",
        run_script},
   };

@@ -19,7 +19,8 @@ std::vector<std::string> split_words(std::string_view line) {
 
 }  // namespace
 
-Repl::Repl(Target target, MemoryUse limits) : session_(std::move(target), limits) {}
+Repl::Repl(Target target, MemoryUse limits, codegen::Backend backend)
+    : session_(std::move(target), limits, backend) {}
 
 bool Repl::execute(const std::string& line, std::ostream& out) {
   const std::vector<std::string> words = split_words(line);
@@ -52,8 +53,8 @@ std::vector<std::string> Repl::completions(std::string_view before) const {
 }
 
 int run_repl(std::istream& in, std::ostream& out, std::ostream& err, bool interactive, const Target& target,
-             const MemoryUse& limits) {
-  Repl repl(target, limits);
+             const MemoryUse& limits, codegen::Backend backend) {
+  Repl repl(target, limits, backend);
   std::string line;
   std::size_t number = 0;
   while (!repl.finished()) {

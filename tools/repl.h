@@ -16,7 +16,7 @@ namespace kriek::tools {
 class Repl {
  public:
   /// A session on `target` whose `complete` and `actions` stay within `limits` (0 = unbounded level).
-  Repl(Target target, MemoryUse limits);
+  Repl(Target target, MemoryUse limits, codegen::Backend backend = codegen::kDefaultBackend);
 
   /// Runs one command line. Prints results on `out`; returns false (and leaves the session unchanged) when the
   /// line is in error, after printing `error: ...` on `out`.
@@ -34,6 +34,6 @@ class Repl {
 /// Reads commands from `in` until its end or `quit`. Interactive: prompts and keeps going after errors.
 /// Otherwise (scripts): stops at the first failing line and reports `line N: ...` on `err`; returns the exit code.
 int run_repl(std::istream& in, std::ostream& out, std::ostream& err, bool interactive, const Target& target,
-             const MemoryUse& limits);
+             const MemoryUse& limits, codegen::Backend backend = codegen::kDefaultBackend);
 
 }  // namespace kriek::tools

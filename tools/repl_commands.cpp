@@ -252,6 +252,7 @@ void run_run(ReplSession& s, const Words&, const std::string&, std::ostream& out
   double seconds = 0;
   KernelRunOptions options;
   options.median_seconds = &seconds;
+  options.backend = s.backend;
   if (run_kernel(s.current().impl(), s.target, options, out) != 0) {
     user_error("the kernel does not compute the reference (a kriek bug; the source is kept)");
   }

@@ -9,7 +9,7 @@
 
 namespace kriek::tools {
 
-ReplSession::ReplSession(Target t, MemoryUse l) : target(std::move(t)), limits(l) {}
+ReplSession::ReplSession(Target t, MemoryUse l, codegen::Backend b) : target(std::move(t)), limits(l), backend(b) {}
 
 const Schedule& ReplSession::current() const {
   if (states.empty()) user_error("no Spec yet: start with `spec TEXT`, e.g. spec matmul 64x64x64 f32");

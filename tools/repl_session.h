@@ -8,17 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "codegen/backend.h"
 #include "sched/schedule.h"
 #include "synth/synthesizer.h"
 
 namespace kriek::tools {
 
 struct ReplSession {
-  ReplSession(Target target, MemoryUse limits);
+  ReplSession(Target target, MemoryUse limits, codegen::Backend backend = codegen::kDefaultBackend);
 
   Target target;
   /// What `complete` and `actions` may use (the target's capacities unless --memory narrowed them).
   MemoryUse limits;
+  /// What `run` compiles with (kriek repl --backend).
+  codegen::Backend backend;
   std::vector<Schedule> states;    ///< states[i] follows lines[0..i]
   std::vector<std::string> lines;  ///< the commands that made each state (`spec ...` first)
   std::size_t at = 0;              ///< the current state; states after it are redo-able

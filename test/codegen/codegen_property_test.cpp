@@ -1,9 +1,12 @@
 // Property test of code generation: random Specs of every op kind (boundary tiles, conv, pipelines included) are
 // synthesized; every entry of each frontier is emitted as C, compiled with -Wall -Wextra -Werror and run on
-// random inputs, and must equal the reference. The seed is printed; KRIEK_SEED replays a failure.
+// random inputs, and JIT-compiled through LLVM and run, and both must equal the reference. The seed is printed; KRIEK_SEED replays a failure.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <numeric>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -11,6 +14,7 @@
 #include "codegen/c_view.h"
 #include "codegen/compile.h"
 #include "codegen/emit_c.h"
+#include "codegen/emit_llvm.h"
 #include "codegen/measure.h"
 #include "spec/text.h"
 #include "support/random_spec.h"
@@ -24,8 +28,21 @@ namespace {
 struct Case {
   Spec spec;
   std::size_t entry;
+  ImplPtr impl;
   CSource source;
 };
+
+/// JIT-compiles `c` through the LLVM backend and checks it against the reference; returns the JIT time.
+double check_llvm(const Case& c, const Target& target, int& verified) {
+  INFO("spec " << spec_text(c.spec) << ", frontier entry " << c.entry << " through LLVM");
+  const JitKernel k = jit_compile(c.impl, target, c.source.function);
+  const Verification v = verify(k.kernel, c.spec, 7);
+  INFO("max error " << v.max_error << " at element " << v.worst << ", tolerance " << v.tolerance);
+  INFO((v.ok() ? std::string() : emit_llvm_ir(c.impl, target, c.source.function)));
+  CHECK(v.ok());
+  verified += v.ok();
+  return k.jit_seconds;
+}
 
 /// Compiles `cases` as one library (warnings are errors) and checks each kernel against the reference; returns
 /// how many agree with it.
@@ -78,7 +95,9 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
   std::cout << "codegen property target " << target.name << "\n";
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
   const std::filesystem::path dir = make_temp_dir();
-  int specs = 0, kernels = 0, verified = 0;
+  int specs = 0, kernels = 0, verified = 0, llvm_verified = 0;
+  double c_seconds = 0;  // compiling each round's kernels as one C file, loading and verifying them
+  std::vector<double> jit_seconds;
   std::map<std::string, int> seen;
   std::vector<Case> batch;
   for (int round = 0; round < 13; ++round) {
@@ -102,15 +121,24 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
         const std::string name = "k" + std::to_string(kernels++);
         const ImplPtr impl = synth.reconstruct(spec, e);
         count_features(*impl, seen);
-        batch.push_back(Case{spec, e, emit_c(impl, target, name)});
+        batch.push_back(Case{spec, e, impl, emit_c(impl, target, name)});
       }
     }
+    const auto start = std::chrono::steady_clock::now();
     verified += check_batch(batch, target, dir, "round" + std::to_string(round));
+    c_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (const Case& c : batch) jit_seconds.push_back(check_llvm(c, target, llvm_verified));
     batch.clear();
   }
-  std::cout << "codegen property: " << specs << " Specs, " << verified << " of " << kernels << " kernels verified\n";
+  std::cout << "codegen property: " << specs << " Specs, " << verified << " of " << kernels
+            << " kernels verified through C, " << llvm_verified << " through LLVM\n";
+  std::sort(jit_seconds.begin(), jit_seconds.end());
+  std::cout << "  C: " << c_seconds << " s for 13 libraries; LLVM JIT per kernel: median "
+            << jit_seconds[jit_seconds.size() / 2] * 1e3 << " ms, total "
+            << std::accumulate(jit_seconds.begin(), jit_seconds.end(), 0.0) << " s\n";
   for (const auto& [feature, n] : seen) std::cout << "  " << feature << ": " << n << "\n";
   CHECK(verified == kernels);  // every kernel was loaded, run and compared: none skipped
+  CHECK(llvm_verified == kernels);
   // The suite must reach every kernel and the interesting code paths, or it proves little.
   std::vector<std::string> features = {"boundary", "pipeline", "buffer", "slide window", "pad"};
   for (KernelKind k : kAllKernels) features.emplace_back(kernel_name(k));

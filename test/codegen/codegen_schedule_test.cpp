@@ -1,12 +1,14 @@
-// Code generation of hand-written schedules: parallel loops whose bodies pack into per-thread buffers, packing into
-// blocked layouts feeding the micro-kernel, AVX2 and scalar targets, a golden file of the emitted C, and the
-// errors: partial Impls, compiler failures, missing entry points.
+// Code generation of hand-written schedules, through both backends (C and LLVM): parallel loops whose bodies pack
+// into per-thread buffers, packing into blocked layouts feeding the micro-kernel, AVX2 and scalar targets, a
+// golden file of the emitted C, and the errors: partial Impls, compiler failures, missing entry points, parallel
+// loops in object files.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 
 #include "codegen/compile.h"
 #include "codegen/emit_c.h"
+#include "codegen/emit_llvm.h"
 #include "codegen/measure.h"
 #include "sched/schedule.h"
 #include "spec/text.h"
@@ -25,7 +27,8 @@ struct TempDir {
   ~TempDir() { std::filesystem::remove_all(path); }
 };
 
-/// Emits, compiles with -Werror, runs on `threads` OpenMP threads (0: leave the default) and checks `impl`.
+/// Emits, compiles with -Werror, runs on `threads` threads (0: leave the default) and checks `impl`; then the same
+/// through the LLVM backend.
 void check_runs(const ImplPtr& impl, const Target& target, int threads = 0) {
   TempDir dir;
   const CSource c = emit_c(impl, target);
@@ -33,15 +36,23 @@ void check_runs(const ImplPtr& impl, const Target& target, int threads = 0) {
   options.warnings_as_errors = true;
   if (!host_runs(target)) {  // compiled, not run: this machine lacks the ISA
     compile_library({c}, target, dir.path, c.function, options);
+    jit_compile(impl, target);
     return;
   }
   const LoadedKernel k = compile_and_load(c, target, dir.path, options);
-  if (threads > 0) CHECK(k.set_threads(threads) == c.uses_openmp);
-  for (std::uint64_t seed : {1, 2}) {
-    const Verification v = verify(k, impl->spec, seed);
-    INFO("spec " << spec_text(impl->spec) << "\n" << c.code);
-    INFO("max error " << v.max_error << " at " << v.worst << ", tolerance " << v.tolerance);
-    CHECK(v.ok());
+  const JitKernel j = jit_compile(impl, target);
+  CHECK(j.parallel == c.uses_openmp);
+  CHECK(j.workspace_bytes == c.workspace_bytes);
+  for (const LoadedKernel* kernel : {&k, &j.kernel}) {
+    INFO((kernel == &k ? "C backend" : "LLVM backend"));
+    if (threads > 0) CHECK(kernel->set_threads(threads) == c.uses_openmp);
+    if (threads > 0 && c.uses_openmp) CHECK(kernel->max_threads() == threads);
+    for (std::uint64_t seed : {1, 2}) {
+      const Verification v = verify(*kernel, impl->spec, seed);
+      INFO("spec " << spec_text(impl->spec) << "\n" << c.code);
+      INFO("max error " << v.max_error << " at " << v.worst << ", tolerance " << v.tolerance);
+      CHECK(v.ok());
+    }
   }
 }
 
@@ -55,28 +66,38 @@ void check_all_run(const std::vector<ImplPtr>& impls, const Target& target) {
   const auto library = compile_library(sources, target, dir.path, "all", options);
   if (!host_runs(target)) return;  // compiled, not run: this machine lacks the ISA
   for (std::size_t i = 0; i < impls.size(); ++i) {
-    const Verification v = verify(LoadedKernel::load(library, sources[i].function), impls[i]->spec, 3);
-    INFO("spec " << spec_text(impls[i]->spec) << "\n" << sources[i].code);
-    INFO("max error " << v.max_error << " at " << v.worst << ", tolerance " << v.tolerance);
-    CHECK(v.ok());
+    std::vector<LoadedKernel> kernels;
+    kernels.push_back(LoadedKernel::load(library, sources[i].function));
+    kernels.push_back(jit_compile(impls[i], target).kernel);
+    for (const LoadedKernel& k : kernels) {
+      const Verification v = verify(k, impls[i]->spec, 3);
+      INFO("spec " << spec_text(impls[i]->spec) << "\n" << sources[i].code);
+      INFO("max error " << v.max_error << " at " << v.worst << ", tolerance " << v.tolerance);
+      CHECK(v.ok());
+    }
   }
+}
+
+/// matmul 40x24x48 on `target`: B packed once into blocked panels (shared by all threads), then parallel tiles of
+/// C with a boundary row, each packing its rows of A into a buffer of its own; the DP completes the rest.
+Schedule packed_parallel_schedule(const Target& target) {
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
+  const Spec spec = parse_spec("matmul 40x24x48 f32", target);
+  Schedule s = schedule(spec, target)
+                   .move_input(1, Level::L2, Layout::blocked(1, target.vector_elements(Dtype::f32)))
+                   .tile_out({16, 16}, true)
+                   .move_input(0, Level::L1, Layout::col_major())
+                   .complete(dp);
+  REQUIRE(s.holes().empty());
+  return s;
 }
 
 }  // namespace
 
-TEST_CASE("parallel tiles pack into per-thread buffers; a buffer outside is shared", "[codegen]") {
+TEST_CASE("parallel tiles pack into per-thread buffers, a buffer outside is shared", "[codegen]") {
   const Target target = named_target("avx512");
-  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
-  const Spec spec = parse_spec("matmul 40x24x48 f32", target);
-  // B packed once into blocked panels (shared by all threads), then parallel tiles of C with a boundary row, each
-  // packing its rows of A into a buffer of its own.
-  const Schedule s = schedule(spec, target)
-                         .move_input(1, Level::L2, Layout::blocked(1, 16))
-                         .tile_out({16, 16}, true)
-                         .move_input(0, Level::L1, Layout::col_major())
-                         .complete(dp);
-  REQUIRE(s.holes().empty());
+  const Schedule s = packed_parallel_schedule(target);
   const CSource c = emit_c(s.impl(), target);
   CHECK(c.uses_openmp);
   CHECK_THAT(c.code, Contains("#pragma omp parallel for"));
@@ -84,6 +105,44 @@ TEST_CASE("parallel tiles pack into per-thread buffers; a buffer outside is shar
   CHECK(c.workspace_bytes > 24 * 48 * 4);
   check_runs(s.impl(), target, 2);
   check_runs(s.impl(), target, 1);
+}
+
+TEST_CASE("parallel loops through both backends on this machine, on 2 threads and 1", "[codegen][llvm]") {
+  const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
+  const Schedule s = packed_parallel_schedule(target);
+  const std::string ir = emit_llvm_ir(s.impl(), target);
+  CHECK_THAT(ir, Contains("call void @kriek_jit_parallel_for(") && Contains("_workspace()"));
+  check_runs(s.impl(), target, 2);
+  check_runs(s.impl(), target, 1);
+}
+
+TEST_CASE("an LLVM object file links into a shared library that computes the reference", "[codegen][llvm]") {
+  const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
+  // B packed into a workspace buffer: the object's thread-local workspace is used.
+  const Spec spec = parse_spec("matmul 24x16x32 f32", target);
+  const Schedule s = schedule(spec, target)
+                         .move_input(1, Level::L2, Layout::blocked(1, target.vector_elements(Dtype::f32)))
+                         .complete(dp);
+  REQUIRE(s.holes().empty());
+  TempDir dir;
+  write_llvm_object(s.impl(), target, dir.path / "k.o", "kriek_obj");
+  link_shared_library({dir.path / "k.o"}, false, dir.path / "libk.so");
+  const LoadedKernel k = LoadedKernel::load(dir.path / "libk.so", "kriek_obj");
+  for (std::uint64_t seed : {1, 2}) CHECK(verify(k, spec, seed).ok());
+  CHECK(emit_c(s.impl(), target).workspace_bytes > 0);
+}
+
+TEST_CASE("an object file cannot hold parallel loops, and a partial Impl is an error for LLVM too", "[codegen][llvm][errors]") {
+  const Target target = named_target("avx2");
+  const Spec spec = parse_spec("matmul 32x8x32 f32", target);
+  const Schedule par = schedule(spec, target).tile_out({16, 16}, true).complete();
+  TempDir dir;
+  CHECK_THROWS_WITH(write_llvm_object(par.impl(), target, dir.path / "k.o"), Contains("cannot hold parallel loops"));
+  const Schedule partial = schedule(spec, target).tile_out({16, 16});
+  CHECK_THROWS_WITH(emit_llvm_ir(partial.impl(), target), Contains("hole h1"));
+  CHECK_THROWS_WITH(jit_compile(partial.impl(), target), Contains("hole h1"));
 }
 
 TEST_CASE("AVX2 and scalar targets: every frontier entry runs", "[codegen]") {
@@ -189,7 +248,7 @@ TEST_CASE("compiler and loader failures report the message and keep the source",
   CHECK_FALSE(k.set_threads(2));
 }
 
-TEST_CASE("timing reports a median and GFLOP/s; the peak probe measures something", "[codegen]") {
+TEST_CASE("timing reports a median and GFLOP/s, the peak probe measures something", "[codegen]") {
   const Target target = named_target("host");
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
   const Spec spec = parse_spec("matmul 8x8x16 f32", target);

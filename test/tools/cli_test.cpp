@@ -68,7 +68,7 @@ TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
   CHECK_THAT(run_kriek("spec check 'relu 4x4 f32' --bogus").out, Contains("unknown option '--bogus'"));
 }
 
-TEST_CASE("kriek emit prints C or the Impl; -o writes a file; bad flags are one-line errors", "[tools][codegen]") {
+TEST_CASE("kriek emit prints C or the Impl, -o writes a file, bad flags are one-line errors", "[tools][codegen]") {
   const Result c = run_kriek("emit 'matmul 8x8x16 f32' --no-table --target avx512");
   CHECK(c.status == 0);
   CHECK_THAT(c.out, Contains("void kriek_matmul_8x8_8x16_f32(const float *restrict lhs, const float *restrict rhs, "
@@ -82,29 +82,72 @@ TEST_CASE("kriek emit prints C or the Impl; -o writes a file; bad flags are one-
   CHECK(named.status == 0);
   CHECK(named.out.empty());
   CHECK(kriek::testing::run_command("grep -c 'void my_relu(' " + file).out == "1\n");
-  CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --format asm").out, Contains("unknown --format 'asm'"));
+  CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --format asm").out,
+             Contains("unknown --format 'asm' (expected c, llvm, obj or impl)"));
   CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --name 9lives").out, Contains("--name '9lives' is not a C identifier"));
   const Result unwritable = run_kriek("emit 'relu 4x16 f32' --no-table -o /nonexistent/dir/k.c");
   CHECK(unwritable.status == 1);
   CHECK_THAT(unwritable.out, Contains("cannot write '/nonexistent/dir/k.c'"));
 }
 
-TEST_CASE("kriek run synthesizes, compiles, verifies and times", "[tools][codegen]") {
-  const Result r = run_kriek("run 'matmul 8x8x32 f32' --no-table --seed 5");
+TEST_CASE("kriek run --backend c synthesizes, compiles, verifies and times", "[tools][codegen]") {
+  const Result r = run_kriek("run 'matmul 8x8x32 f32' --no-table --seed 5 --backend c");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("bcast_fma(") && Contains("kernel: kriek_matmul_8x8_8x32_f32") &&
                         Contains("verified: max error") && Contains("seed 5") && Contains("GFLOP/s") &&
                         Contains("% of the measured single-core peak"));
+  CHECK_THAT(r.out, !Contains("LLVM JIT"));
   const kriek::testing::TempDir dir;
   const std::string keep = (dir / "keep").string();
-  const Result kept = run_kriek("run 'add 3x20 1x20 f32' --no-table --keep " + keep);
+  const Result kept = run_kriek("run 'add 3x20 1x20 f32' --no-table --backend c --keep " + keep);
   CHECK(kept.status == 0);
   CHECK_THAT(kept.out, Contains("source " + keep + "/kriek_add_3x20_1x20_f32.c"));
   CHECK_THAT(run_kriek("run 'relu 4x16 f32' --no-table --seed -3").out, Contains("--seed takes a positive number"));
   const Result bad_cc = kriek::testing::run_command("CC=/nonexistent/cc " + std::string(KRIEK_BINARY) +
-                                                    " run 'relu 4x16 f32' --no-table");
+                                                    " run 'relu 4x16 f32' --no-table --backend c");
   CHECK(bad_cc.status == 1);
   CHECK_THAT(bad_cc.out, Contains("cannot run '/nonexistent/cc'") && Contains("the source is kept at"));
+}
+
+TEST_CASE("kriek run --backend llvm JIT-compiles in process and needs no C compiler", "[tools][codegen][llvm]") {
+  // CC names a missing program: the LLVM backend (and its peak probe) never runs a compiler.
+  const Result r = kriek::testing::run_command("CC=/nonexistent/cc " + std::string(KRIEK_BINARY) +
+                                               " run 'matmul 8x8x32 f32' --no-table --backend llvm --seed 5");
+  // LLVM is the default backend.
+  const Result by_default = kriek::testing::run_command("CC=/nonexistent/cc " + std::string(KRIEK_BINARY) +
+                                                        " run 'relu 4x16 f32' --no-table");
+  CHECK(by_default.status == 0);
+  CHECK_THAT(by_default.out, Contains("LLVM JIT") && Contains("verified: max error"));
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("kernel: kriek_matmul_8x8_8x32_f32") && Contains("LLVM JIT") &&
+                        Contains("verified: max error") && Contains("seed 5") && Contains("GFLOP/s"));
+  const kriek::testing::TempDir dir;
+  const std::string keep = (dir / "keep").string();
+  const Result kept = run_kriek("run 'add 3x20 1x20 f32' --no-table --backend llvm --keep " + keep);
+  CHECK(kept.status == 0);
+  CHECK_THAT(kept.out, Contains("source " + keep + "/kriek_add_3x20_1x20_f32.ll"));
+  CHECK(std::filesystem::exists(keep + "/kriek_add_3x20_1x20_f32.ll"));
+  const Result bad = run_kriek("run 'relu 4x16 f32' --no-table --backend gcc");
+  CHECK(bad.status == 1);
+  CHECK(bad.out == "kriek: error: unknown --backend 'gcc' (expected llvm or c)\n");
+}
+
+TEST_CASE("kriek emit --format llvm prints IR, --format obj writes a position-independent object", "[tools][codegen][llvm]") {
+  const Result ir = run_kriek("emit 'matmul 8x8x16 f32' --no-table --target avx512 --format llvm");
+  CHECK(ir.status == 0);
+  CHECK_THAT(ir.out, Contains("define void @kriek_matmul_8x8_8x16_f32(ptr noalias %lhs, ptr noalias %rhs, ptr noalias %out)") &&
+                         Contains("@llvm.fma.v16f32") && Contains("\"prefer-vector-width\"=\"512\""));
+  const kriek::testing::TempDir dir;
+  const std::string object = (dir / "k.o").string();
+  const Result obj = run_kriek("emit 'relu 4x16 f32' --no-table --format obj --name my_relu -o " + object);
+  CHECK(obj.status == 0);
+  CHECK(obj.out.empty());
+  CHECK(kriek::testing::run_command("readelf -h " + object + " | grep -c 'REL (Relocatable file)'").out == "1\n");
+  CHECK(kriek::testing::run_command("nm " + object + " | grep -c ' T my_relu$'").out == "1\n");
+  // Position-independent: it links into a shared library.
+  const std::string library = (dir / "libk.so").string();
+  CHECK(kriek::testing::run_command("cc -shared -o " + library + " " + object).status == 0);
+  CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --format obj").out, Contains("--format obj writes an object file"));
 }
 
 TEST_CASE("kriek synth writes a table that kriek query and kriek table read", "[tools][table]") {
@@ -198,7 +241,7 @@ TEST_CASE("a corrupted default table is moved aside with a note and rebuilt", "[
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a stale default table is replaced with a note; a stale --table FILE is an error", "[tools][table]") {
+TEST_CASE("a stale default table is replaced with a note, a stale --table FILE is an error", "[tools][table]") {
   const kriek::testing::TempDir temp;
   const std::string dir = temp.path().string();
   std::filesystem::create_directories(dir + "/kriek");

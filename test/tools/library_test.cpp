@@ -110,6 +110,11 @@ TEST_CASE("kriek library: list errors name the line and leave the output alone",
   r = kriek_cmd("library " + (dir.path / "one.txt").string() + " --shard 2/2");
   CHECK(r.status == 1);
   CHECK_THAT(r.out, Contains("--shard '2/2' is not I/N"));
+  r = kriek_cmd("library " + (dir.path / "one.txt").string() + " -o " + (dir.path / "x").string() + " --backend llvm");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("--backend 'llvm' is not available for libraries yet"));
+  r = kriek_cmd("library " + (dir.path / "one.txt").string() + " -o " + (dir.path / "x").string() + " --backend asm");
+  CHECK_THAT(r.out, Contains("unknown --backend 'asm'"));
   // Not a kriek library: refused, nothing touched.
   fs::create_directories(dir.path / "mine");
   write(dir.path / "mine" / "notes.txt", "keep me");

@@ -85,6 +85,21 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   CHECK(r.out.find("us per call (run)") != std::string::npos);
 }
 
+TEST_CASE("repl: run follows kriek script --backend, a bad backend is one line", "[tools][repl][llvm]") {
+  const std::string file = temp_file("backend.kriek", "spec matmul 4x8x16 f32\ncomplete\nrun\n");
+  const Result r = shell(std::string(KRIEK_BINARY) + " script " + file + " --target " + runnable_target() +
+                         " --backend llvm");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("LLVM JIT") && Contains("verified: max error"));
+  const Result c = shell(std::string(KRIEK_BINARY) + " script " + file + " --target " + runnable_target() +
+                         " --backend c");
+  CHECK(c.status == 0);
+  CHECK_THAT(c.out, !Contains("LLVM JIT") && Contains("verified: max error"));
+  const Result bad = shell(std::string(KRIEK_BINARY) + " script " + file + " --backend cc");
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.out, Contains("unknown --backend 'cc'"));
+}
+
 TEST_CASE("repl: actions lists the DP's completions by cost within the memory limits, --all the rest too",
           "[tools][repl]") {
   const std::string session = "spec matmul 64x64x64 f32\nactions\nactions --all\n";
@@ -142,7 +157,7 @@ TEST_CASE("repl: errors name the line and the problem, and leave the session unc
   CHECK(piped.status == 1);
 }
 
-TEST_CASE("repl: undo and redo walk the history; save writes a replayable script", "[tools][repl]") {
+TEST_CASE("repl: undo and redo walk the history, save writes a replayable script", "[tools][repl]") {
   const std::string saved = (scratch() / "saved.kriek").string();
   const Result r = script("undo.kriek", "spec matmul 8x8x8 f32\ntile_out 4 4\nsplit 2\nundo\nundo\nredo\n"
                                         "tile_out 2 2\nredo\n");

@@ -1,0 +1,46 @@
+// The LLVM code generator: the same lowering as the C one (lowering.h) built with LLVM's IRBuilder, optimized by
+// the O3 pipeline of the new pass manager for the target's CPU, and then JIT-compiled into this process (ORC
+// LLJIT, no C compiler needed), written as a position-independent object file, or printed as textual IR. No LLVM
+// header is included here: LLVM stays inside codegen/'s llvm_*.cpp files.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "codegen/compile.h"
+#include "impl/node.h"
+#include "spec/target.h"
+
+namespace kriek::codegen {
+
+/// The CPU LLVM generates code for on `target` (the host's own, or a representative CPU of a named ISA).
+std::string llvm_cpu(const Target& target);
+
+/// Textual LLVM IR of `impl` as the lowering builds it (before optimization). `function` names the entry point
+/// (empty: function_name(spec)); a partial Impl is a UserError naming its first hole.
+std::string emit_llvm_ir(const ImplPtr& impl, const Target& target, std::string function = "");
+
+/// Writes `impl` as a position-independent ELF object file at `path`, after O3, with the entry point `function`
+/// (empty: function_name(spec)) taking dense row-major arrays as the C backend's does. Kernels with parallel
+/// loops are a UserError (their loops run on kriek's in-process runtime).
+void write_llvm_object(const ImplPtr& impl, const Target& target, const std::filesystem::path& path,
+                       std::string function = "");
+
+struct JitKernel {
+  LoadedKernel kernel;
+  std::string function;
+  std::int64_t workspace_bytes = 0;
+  bool parallel = false;    ///< it has parallel loops (run on TBB threads; LoadedKernel::set_threads sizes them)
+  double jit_seconds = 0;   ///< lowering, O3, code generation and linking
+};
+
+/// JIT-compiles `impl` into this process. The code lives as long as the returned kernel. Failures (a target this
+/// LLVM cannot generate for) are CompileErrors.
+JitKernel jit_compile(const ImplPtr& impl, const Target& target, std::string function = "");
+
+/// The peak probe of measure.h as LLVM IR, JIT-compiled: kriek_peak_probe(n, out) runs `chains` independent FMA
+/// chains of the target's widest vectors for n iterations.
+LoadedKernel jit_peak_probe(const Target& target, int chains);
+
+}  // namespace kriek::codegen

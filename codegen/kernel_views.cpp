@@ -1,0 +1,39 @@
+// Matrix views and the register pairing of vec_sum_rows (see kernel_views.h).
+#include "codegen/kernel_views.h"
+
+#include "impl/tiling.h"
+#include "spec/error.h"
+
+namespace kriek::codegen {
+
+Coord matrix_at(const CView& v, std::int64_t i, std::int64_t j) {
+  Coord at = zeros(v.rank());
+  at[v.rank() - 2] = i;
+  at[v.rank() - 1] = j;
+  return at;
+}
+
+Shape matrix_row(const CView& v, std::int64_t cols) {
+  Shape s(v.rank(), 1);
+  s.back() = cols;
+  return s;
+}
+
+void for_each_row_register(std::size_t axis, const CView& in, const CView& out, std::int64_t width, const Affine& step,
+                           const std::function<void(const CView& reg, const CView& run)>& add) {
+  const auto box = register_box(out.shape, static_cast<std::uint32_t>(width));
+  KRIEK_ASSERT(box.has_value(), "vec_sum_rows: ", out.base, " is not whole registers");
+  Shape in_box = *box;
+  in_box.insert(in_box.begin() + static_cast<std::ptrdiff_t>(axis), 1);
+  std::vector<std::int64_t> at(out.rank(), 0);
+  while (true) {
+    Coord o(at.begin(), at.end()), i = o;
+    i.insert(i.begin() + static_cast<std::ptrdiff_t>(axis), step);
+    add(out.sub(o, *box), in.sub(i, in_box));
+    std::size_t d = out.rank();
+    while (d > 0 && (at[d - 1] += (*box)[d - 1]) == out.shape[d - 1]) at[--d] = 0;
+    if (d == 0) return;
+  }
+}
+
+}  // namespace kriek::codegen

@@ -1,0 +1,24 @@
+// The views a kernel body touches, shared by the C and LLVM kernels (c_kernels.cpp, llvm_kernels.cpp) so that
+// both read the same elements and registers: matrix elements and rows of rank-2 operands (or rank 3 with a batch
+// of 1), and the register-by-register pairing of vec_sum_rows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "codegen/c_view.h"
+
+namespace kriek::codegen {
+
+/// The index of element (i, j) of a matrix view of rank 2, or of rank 3 with a batch of 1.
+Coord matrix_at(const CView& v, std::int64_t i, std::int64_t j);
+/// A 1 x `cols` extent in such a view.
+Shape matrix_row(const CView& v, std::int64_t cols);
+
+/// For vec_sum_rows (out += the sum of `in` over `axis`, out whole registers of `width` lanes): calls `add` with
+/// each output register's view and the dense run of `in` it adds at position `step` along the axis.
+void for_each_row_register(std::size_t axis, const CView& in, const CView& out, std::int64_t width, const Affine& step,
+                           const std::function<void(const CView& reg, const CView& run)>& add);
+
+}  // namespace kriek::codegen

@@ -1,0 +1,421 @@
+// The LLVM emitter: spells the lowering's operations (lowering.h) with IRBuilder. Memory buffers are pointers
+// into the workspace, register buffers are allocas in the entry block (one <W x float> per vector register, an
+// array for scalar registers) that SROA turns into SSA values, loops are counted do-while loops, and a parallel
+// nest is outlined into a function of (context, first, end) over the collapsed iterations whose context struct
+// carries every live name; kriek's runtime runs it on TBB threads (llvm_runtime.cpp).
+#include <map>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "codegen/llvm_ir.h"
+#include "codegen/vector_isa.h"
+#include "impl/printer.h"
+#include "spec/error.h"
+
+namespace kriek::codegen {
+namespace {
+
+class IrEmitter final : public Emitter, public IrKernelContext {
+ public:
+  IrEmitter(llvm::LLVMContext& context, llvm::Module& module, const Target& target, const IrCpu& cpu, IrUse use,
+            std::string function)
+      : ctx_(context), module_(module), b_(context), cpu_(cpu), use_(use), function_(std::move(function)) {
+    const VectorIsa* isa = vector_isa(target);
+    width_ = isa ? isa->width : 0;
+  }
+
+  /// Declares the entry point with one noalias pointer per name and starts its body.
+  void begin(const std::vector<std::string>& names) {
+    std::vector<llvm::Type*> params(names.size(), b_.getPtrTy());
+    llvm::Function* f = make_function(function_, llvm::FunctionType::get(b_.getVoidTy(), params, false),
+                                      llvm::GlobalValue::ExternalLinkage);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      f->getArg(static_cast<unsigned>(i))->setName(names[i]);
+      f->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      bind(names[i], f->getArg(static_cast<unsigned>(i)));
+    }
+    start(f);
+  }
+
+  /// Ends the entry point and defines the workspace function for `bytes` per thread.
+  void finish(std::int64_t bytes) {
+    end_function();
+    if (workspace_fn_ == nullptr) return;
+    define_workspace(*workspace_fn_, bytes, use_);
+  }
+
+  // --- Emitter.
+
+  void open_scope() override { scopes_.push_back(defined_.size()); }
+  void close_scope() override { unbind_to(pop(scopes_)); }
+
+  std::string memory_buffer(const std::string& workspace, std::int64_t offset) override {
+    const std::string name = fresh("b");
+    bind(name, b_.CreateConstInBoundsGEP1_64(b_.getFloatTy(), workspace_value(workspace),
+                                             static_cast<std::uint64_t>(offset), name));
+    return name;
+  }
+  std::string scalar_registers(std::int64_t elements) override {
+    const std::string name = fresh("r");
+    llvm::Type* type = llvm::ArrayType::get(b_.getFloatTy(), static_cast<std::uint64_t>(elements));
+    llvm::Value* slot = entry_alloca(type, name);
+    b_.CreateStore(llvm::Constant::getNullValue(type), slot);
+    bind(name, slot);
+    return name;
+  }
+  std::string vector_registers(std::int64_t registers) override {
+    const std::string name = fresh("v");
+    std::vector<llvm::Value*>& slots = registers_[name];
+    for (std::int64_t r = 0; r < registers; ++r) {
+      slots.push_back(entry_alloca(vector_type(), name + "_" + std::to_string(r)));
+      b_.CreateStore(llvm::Constant::getNullValue(vector_type()), slots.back());
+    }
+    return name;
+  }
+
+  void parallel(const std::vector<std::int64_t>& trips) override {
+    KRIEK_ASSERT(collapsed_.empty() && collapsed_vars_.empty(), "a parallel nest inside the loops of another");
+    // An object file has no runtime to run them: its loops stay serial, and build_ir_module refuses it.
+    if (use_ == IrUse::jit) collapsed_ = trips;
+  }
+
+  Affine open_loop(std::int64_t trips) override {
+    scopes_.push_back(defined_.size());
+    if (!collapsed_.empty()) {  // the first loop of a parallel nest
+      KRIEK_ASSERT(collapsed_.front() == trips, "a parallel loop of ", trips, " iterations announced as ",
+                   collapsed_.front());
+      loops_.push_back(Frame{LoopKind::parallel});
+      outline();
+      return pop_front(collapsed_vars_);
+    }
+    if (!collapsed_vars_.empty()) {  // an inner loop of the collapsed nest: its variable is already known
+      loops_.push_back(Frame{LoopKind::collapsed});
+      return pop_front(collapsed_vars_);
+    }
+    loops_.push_back(Frame{LoopKind::serial});
+    return counted_loop(b_.getInt64(0), b_.getInt64(trips));
+  }
+
+  void close_loop() override {
+    const Frame frame = pop(loops_);
+    unbind_to(pop(scopes_));
+    switch (frame.kind) {
+      case LoopKind::serial: return close_counted_loop();
+      case LoopKind::collapsed: return;
+      case LoopKind::parallel: return end_outline();
+    }
+  }
+
+  std::string thread_workspace() override {
+    const std::string name = fresh("ws");
+    bind(name, b_.CreateCall(workspace_function(), {}, name));
+    return name;
+  }
+
+  void first_or_rest(const Affine& trip, const std::function<void()>& first,
+                     const std::function<void()>& rest) override {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    auto* then = llvm::BasicBlock::Create(ctx_, "first", f);
+    auto* other = llvm::BasicBlock::Create(ctx_, "rest", f);
+    auto* join = llvm::BasicBlock::Create(ctx_, "join", f);
+    b_.CreateCondBr(b_.CreateICmpEQ(value(trip), b_.getInt64(0)), then, other);
+    for (auto [block, body] : {std::pair{then, &first}, std::pair{other, &rest}}) {
+      b_.SetInsertPoint(block);
+      open_scope();
+      (*body)();
+      close_scope();
+      b_.CreateBr(join);
+    }
+    b_.SetInsertPoint(join);
+  }
+
+  void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) override {
+    emit_ir_kernel(*this, k, spec, ops);
+  }
+  void copy(const CView& from, const CView& to) override { emit_ir_copy(*this, from, to); }
+
+  // --- IrKernelContext.
+
+  llvm::IRBuilderBase& builder() override { return b_; }
+  int width() const override { return width_; }
+
+  llvm::Value* element(const CView& v, const Coord& index) override {
+    KRIEK_ASSERT(v.storage != Storage::vector_registers, "element access into vector registers ", v.base);
+    llvm::Value* offset = nullptr;
+    if (const auto a = affine_offset(v, index)) {
+      offset = value(*a);
+    } else {
+      const BlockedOffset o = blocked_offset(v, index);
+      llvm::Value* c = value(o.coordinate);
+      llvm::Value* block = b_.getInt64(o.block);
+      llvm::Value* panel = b_.CreateMul(b_.CreateSDiv(c, block), b_.getInt64(o.panel));
+      offset = b_.CreateAdd(b_.CreateMul(b_.CreateAdd(panel, value(o.rest)), block), b_.CreateSRem(c, block));
+    }
+    return b_.CreateInBoundsGEP(b_.getFloatTy(), lookup(v.base), {offset});
+  }
+
+  llvm::Value* index(const Affine& a) override { return value(a); }
+  llvm::Value* slot(llvm::Type* type) override { return entry_alloca(type, ""); }
+
+  llvm::Value* register_slot(const CView& v) override {
+    const auto it = registers_.find(v.base);
+    KRIEK_ASSERT(it != registers_.end(), "no vector registers named ", v.base);
+    const std::int64_t r = register_index(v);
+    KRIEK_ASSERT(r >= 0 && static_cast<std::size_t>(r) < it->second.size(), "register ", r, " of ", v.base);
+    return it->second[static_cast<std::size_t>(r)];
+  }
+
+ private:
+  enum class LoopKind : std::uint8_t { serial, collapsed, parallel };
+  struct Frame {
+    LoopKind kind;
+  };
+  /// A function being emitted: its entry block holds the allocas (and the root workspace) and falls through to the
+  /// body once the function ends.
+  struct FunctionState {
+    llvm::Function* f = nullptr;
+    llvm::BasicBlock* entry = nullptr;
+    llvm::BasicBlock* body = nullptr;
+    std::map<std::string, llvm::Value*> names;  ///< the names of the enclosing function, restored at its end
+    llvm::BasicBlock* resume = nullptr;         ///< where the enclosing function continues
+    llvm::Value* context = nullptr;             ///< the enclosing function's context struct
+    std::int64_t trips = 0;                     ///< iterations of the collapsed nest
+    std::map<std::string, std::vector<llvm::Value*>> registers;  ///< the enclosing function's register slots
+  };
+  struct Loop {
+    llvm::BasicBlock* header;
+    llvm::PHINode* variable;
+    llvm::Value* end;
+  };
+
+  template <class T>
+  static T pop(std::vector<T>& v) {
+    KRIEK_ASSERT(!v.empty(), "unbalanced lowering");
+    T t = v.back();
+    v.pop_back();
+    return t;
+  }
+  static Affine pop_front(std::vector<Affine>& v) {
+    Affine a = v.front();
+    v.erase(v.begin());
+    return a;
+  }
+
+  std::string fresh(const std::string& prefix) { return prefix + std::to_string(next_++); }
+  llvm::Type* vector_type() {
+    KRIEK_ASSERT(width_ > 0, "vector registers on a scalar target");
+    return llvm::FixedVectorType::get(b_.getFloatTy(), static_cast<unsigned>(width_));
+  }
+
+  void bind(const std::string& name, llvm::Value* v) {
+    names_[name] = v;
+    defined_.push_back(name);
+  }
+  void unbind_to(std::size_t mark) {
+    while (defined_.size() > mark) {
+      names_.erase(defined_.back());
+      defined_.pop_back();
+    }
+  }
+  llvm::Value* lookup(const std::string& name) {
+    const auto it = names_.find(name);
+    KRIEK_ASSERT(it != names_.end(), "no value named ", name, " in scope");
+    return it->second;
+  }
+
+  /// The value of an affine expression in the loop variables in scope.
+  llvm::Value* value(const Affine& a) {
+    llvm::Value* sum = nullptr;
+    for (const auto& [name, k] : a.terms()) {
+      llvm::Value* term = k == 1 ? lookup(name) : b_.CreateNSWMul(lookup(name), b_.getInt64(k));
+      sum = sum ? b_.CreateNSWAdd(sum, term) : term;
+    }
+    if (!sum) return b_.getInt64(a.constant());
+    return a.constant() == 0 ? sum : b_.CreateNSWAdd(sum, b_.getInt64(a.constant()));
+  }
+
+  llvm::Function* make_function(const std::string& name, llvm::FunctionType* type, llvm::GlobalValue::LinkageTypes l) {
+    llvm::Function* f = llvm::Function::Create(type, l, name, module_);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->addFnAttr("target-cpu", cpu_.cpu);
+    if (!cpu_.features.empty()) f->addFnAttr("target-features", cpu_.features);
+    if (cpu_.vector_bits > 0) {
+      // Without these, LLVM may split the widest vectors in two (it prefers 256 bits on AVX-512 machines).
+      f->addFnAttr("prefer-vector-width", std::to_string(cpu_.vector_bits));
+      f->addFnAttr("min-legal-vector-width", std::to_string(cpu_.vector_bits));
+    }
+    return f;
+  }
+
+  void start(llvm::Function* f) {
+    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", f);
+    auto* body = llvm::BasicBlock::Create(ctx_, "body", f);
+    FunctionState s;
+    s.f = f;
+    s.entry = entry;
+    s.body = body;
+    functions_.push_back(std::move(s));
+    b_.SetInsertPoint(body);
+  }
+  void end_function() {
+    FunctionState& s = functions_.back();
+    b_.CreateRetVoid();
+    b_.SetInsertPoint(s.entry);
+    b_.CreateBr(s.body);
+  }
+
+  llvm::Value* entry_alloca(llvm::Type* type, const std::string& name) {
+    llvm::BasicBlock* entry = functions_.back().entry;
+    llvm::IRBuilder<> at(entry, entry->begin());
+    return at.CreateAlloca(type, nullptr, name);
+  }
+
+  llvm::Function* workspace_function() {
+    if (!workspace_fn_) {
+      workspace_fn_ = make_function(function_ + "_workspace", llvm::FunctionType::get(b_.getPtrTy(), false),
+                                    llvm::GlobalValue::InternalLinkage);
+    }
+    return workspace_fn_;
+  }
+
+  /// The workspace named `name`; the root one is obtained in the entry point's entry block on first use.
+  llvm::Value* workspace_value(const std::string& name) {
+    if (name != kRootWorkspace || names_.count(name)) return lookup(name);
+    KRIEK_ASSERT(functions_.size() == 1, "the root workspace first used inside a parallel loop");
+    llvm::IRBuilder<> at(functions_.front().entry);
+    llvm::Value* ws = at.CreateCall(workspace_function(), {}, name);
+    names_[name] = ws;  // not scoped: it dominates the whole entry point
+    return ws;
+  }
+
+  Affine counted_loop(llvm::Value* first, llvm::Value* end) {
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    auto* header = llvm::BasicBlock::Create(ctx_, "loop", before->getParent());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode* phi = b_.CreatePHI(b_.getInt64Ty(), 2);
+    phi->addIncoming(first, before);
+    const std::string var = fresh("i");
+    phi->setName(var);
+    bind(var, phi);
+    open_.push_back(Loop{header, phi, end});
+    return Affine::variable(var);
+  }
+
+  void close_counted_loop() {
+    const Loop l = pop(open_);
+    llvm::Value* next = b_.CreateNSWAdd(l.variable, b_.getInt64(1));
+    l.variable->addIncoming(next, b_.GetInsertBlock());
+    auto* exit = llvm::BasicBlock::Create(ctx_, "after", b_.GetInsertBlock()->getParent());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, l.end), l.header, exit);
+    b_.SetInsertPoint(exit);
+  }
+
+  /// Starts the outlined body of a collapsed parallel nest: stores every name in scope into a context struct,
+  /// opens the function and its loop over [first, end) of the flattened iterations, and splits the flat index into
+  /// one variable per collapsed loop (collapsed_vars_). A parallel nest inside the body (the OpenMP pragmas of
+  /// the C backend nest too) is outlined again from the outlined function.
+  void outline() {
+    std::vector<std::pair<std::string, llvm::Value*>> live(names_.begin(), names_.end());
+    std::vector<llvm::Type*> fields;
+    for (const auto& [name, v] : live) fields.push_back(v->getType());
+    for (const auto& [name, slots] : registers_) fields.insert(fields.end(), slots.size(), b_.getPtrTy());
+    llvm::StructType* type = llvm::StructType::get(ctx_, fields);
+    llvm::Value* context = entry_alloca(type, fresh("ctx"));
+    unsigned field = 0;
+    for (const auto& [name, v] : live) b_.CreateStore(v, b_.CreateStructGEP(type, context, field++));
+    for (const auto& [name, slots] : registers_) {
+      for (llvm::Value* s : slots) b_.CreateStore(s, b_.CreateStructGEP(type, context, field++));
+    }
+    std::int64_t trips = 1;
+    for (auto t : collapsed_) trips *= t;
+
+    llvm::Type* i64 = b_.getInt64Ty();
+    llvm::Function* f = make_function(
+        function_ + ".parallel" + std::to_string(next_++),
+        llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, i64}, false), llvm::GlobalValue::InternalLinkage);
+    std::map<std::string, llvm::Value*> outer = names_;
+    llvm::BasicBlock* resume = b_.GetInsertBlock();
+    start(f);
+    FunctionState& s = functions_.back();
+    s.names = std::move(outer);
+    s.resume = resume;
+    s.context = context;
+    s.trips = trips;
+    // Rebind every name to its copy loaded from the context.
+    field = 0;
+    names_.clear();
+    for (const auto& [name, v] : live) {
+      names_[name] = b_.CreateLoad(v->getType(), b_.CreateStructGEP(type, f->getArg(0), field++), name);
+    }
+    s.registers = registers_;
+    for (auto& [name, slots] : registers_) {
+      for (llvm::Value*& s : slots) s = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(type, f->getArg(0), field++));
+    }
+    const Affine flat = counted_loop(f->getArg(1), f->getArg(2));
+    llvm::Value* index = value(flat);
+    std::int64_t inner = trips;
+    for (std::int64_t t : collapsed_) {
+      inner /= t;
+      llvm::Value* v = b_.CreateUDiv(index, b_.getInt64(inner));
+      if (inner * t != trips) v = b_.CreateURem(v, b_.getInt64(t));
+      const std::string var = fresh("i");
+      v->setName(var);
+      bind(var, v);
+      collapsed_vars_.push_back(Affine::variable(var));
+    }
+    collapsed_.clear();
+  }
+
+  /// Ends the outlined function and calls the runtime's parallel loop on it from the enclosing function.
+  void end_outline() {
+    close_counted_loop();
+    FunctionState s = functions_.back();
+    end_function();
+    functions_.pop_back();
+    names_ = std::move(s.names);
+    registers_ = std::move(s.registers);
+    b_.SetInsertPoint(s.resume);
+    call_parallel_for(b_, *s.f, s.context, s.trips);
+  }
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> b_;
+  IrCpu cpu_;
+  IrUse use_;
+  std::string function_;
+  int width_ = 0;
+  int next_ = 0;
+  llvm::Function* workspace_fn_ = nullptr;
+  std::map<std::string, llvm::Value*> names_;
+  std::vector<std::string> defined_;
+  std::vector<std::size_t> scopes_;
+  std::map<std::string, std::vector<llvm::Value*>> registers_;
+  std::vector<FunctionState> functions_;
+  std::vector<Frame> loops_;
+  std::vector<Loop> open_;
+  std::vector<std::int64_t> collapsed_;
+  std::vector<Affine> collapsed_vars_;
+};
+
+}  // namespace
+
+IrModule build_ir_module(llvm::LLVMContext& context, const ImplPtr& impl, const Target& target,
+                         const std::string& function, const IrCpu& cpu, IrUse use) {
+  check_generable(impl);
+  auto module = std::make_unique<llvm::Module>(function, context);
+  IrEmitter emitter(context, *module, target, cpu, use, function);
+  const std::vector<std::string> names = root_operand_names(impl->spec);
+  emitter.begin(names);
+  const Lowered lowered = lower(*impl, root_views(impl->spec, names), target, emitter);
+  if (lowered.parallel && use == IrUse::object) {
+    user_error("an object file cannot hold parallel loops (they run on kriek's runtime); use --format c, or ",
+               "synthesize with --memory or a serial Spec");
+  }
+  emitter.finish(lowered.workspace_bytes);
+  return IrModule{std::move(module), lowered};
+}
+
+}  // namespace kriek::codegen

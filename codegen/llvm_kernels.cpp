@@ -1,0 +1,205 @@
+// Kernel bodies in LLVM IR, one for one with c_kernels.cpp: scalar statements, vector operations on register
+// slots (whole <W x float> values), the broadcast-FMA outer product with llvm.fma, chained reductions, and the
+// direct convolution's loop. Comparisons keep the C backend's NaN behaviour (max(a, b) = a < b ? b : a).
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "codegen/kernel_views.h"
+#include "codegen/llvm_ir.h"
+#include "impl/tiling.h"
+#include "spec/error.h"
+
+namespace kriek::codegen {
+namespace {
+
+using llvm::Value;
+
+struct Kernels {
+  IrKernelContext& c;
+  llvm::IRBuilderBase& b = c.builder();
+
+  llvm::Type* f32() { return b.getFloatTy(); }
+  llvm::Type* vec() {
+    KRIEK_ASSERT(c.width() > 0, "a vector kernel on a scalar target");
+    return llvm::FixedVectorType::get(f32(), static_cast<unsigned>(c.width()));
+  }
+
+  Value* load(const CView& v, const Coord& at) { return b.CreateLoad(f32(), c.element(v, at)); }
+  void store(Value* x, const CView& v, const Coord& at) { b.CreateStore(x, c.element(v, at)); }
+  Value* at0(const CView& v) { return load(v, zeros(v.rank())); }
+  void store0(Value* x, const CView& v) { store(x, v, zeros(v.rank())); }
+
+  /// The address of a memory view whose elements are one dense run (a vector load or store).
+  Value* run(const CView& v, KernelKind k) {
+    KRIEK_ASSERT(v.storage == Storage::memory, kernel_name(k), ": ", v.base, " is not in memory");
+    KRIEK_ASSERT(is_dense_run(v), kernel_name(k), ": the elements of ", v.base, " are not one dense run");
+    return c.element(v, zeros(v.rank()));
+  }
+  Value* load_run(Value* address) { return b.CreateAlignedLoad(vec(), address, llvm::Align(4)); }
+  Value* get(const CView& v) { return b.CreateLoad(vec(), c.register_slot(v)); }
+  void set(const CView& v, Value* x) { b.CreateStore(x, c.register_slot(v)); }
+
+  Value* max(Value* x, Value* y) { return b.CreateSelect(b.CreateFCmpOLT(x, y), y, x); }
+  Value* binary(BinaryOp op, Value* x, Value* y) {
+    switch (op) {
+      case BinaryOp::add: return b.CreateFAdd(x, y);
+      case BinaryOp::mul: return b.CreateFMul(x, y);
+      case BinaryOp::sub: return b.CreateFSub(x, y);
+      case BinaryOp::max: return max(x, y);
+    }
+    KRIEK_ASSERT(false, "no binary op ", static_cast<int>(op));
+    return nullptr;
+  }
+  Value* fma(Value* x, Value* y, Value* z) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {vec()}, {x, y, z}); }
+  Value* splat(Value* x) { return b.CreateVectorSplat(static_cast<unsigned>(c.width()), x); }
+
+  /// One loop per dimension of `shape` with extent above 1 (counted in `opened`); the index they make.
+  Coord open_loops(const Shape& shape, int& opened) {
+    Coord index(shape.size());
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      index[d] = shape[d] == 1 ? Affine(0) : c.open_loop(shape[d]);
+      opened += shape[d] != 1;
+    }
+    return index;
+  }
+  void close_loops(int opened) {
+    while (opened-- > 0) c.close_loop();
+  }
+
+  void direct_conv(const CView& img, const CView& filters, const CView& out) {
+    Value* acc = c.slot(f32());
+    b.CreateStore(at0(out), acc);
+    const std::size_t lead = img.rank() == 4 ? 1 : 0;
+    int opened = 0;
+    const Coord fi = open_loops(filters.shape, opened);
+    Coord ii = zeros(img.rank());
+    for (std::size_t d = 0; d + lead < img.rank(); ++d) ii[d + lead] = fi[d];
+    b.CreateStore(b.CreateFAdd(b.CreateLoad(f32(), acc), b.CreateFMul(load(img, ii), load(filters, fi))), acc);
+    close_loops(opened);
+    store0(b.CreateLoad(f32(), acc), out);
+  }
+
+  void bcast_fma(const CView& a, const CView& bm, const CView& out) {
+    const std::int64_t m = out.shape[out.rank() - 2], n = out.shape.back(), width = c.width();
+    std::vector<Value*> rows;
+    for (std::int64_t j = 0; j < n; j += width) {
+      const CView row = bm.sub(matrix_at(bm, 0, j), matrix_row(bm, width));
+      rows.push_back(row.storage == Storage::memory ? load_run(run(row, KernelKind::bcast_fma)) : get(row));
+    }
+    for (std::int64_t i = 0; i < m; ++i) {
+      Value* s = splat(load(a, matrix_at(a, i, 0)));
+      for (std::int64_t j = 0; j < n; j += width) {
+        const CView reg = out.sub(matrix_at(out, i, j), matrix_row(out, width));
+        set(reg, fma(s, rows[static_cast<std::size_t>(j / width)], get(reg)));
+      }
+    }
+  }
+
+  /// out += the sum over k elements of dense runs of a · b (dot_fma) or of a alone (`bv` null, vec_sum_run), in
+  /// dot_chains accumulators stepping through the runs, then summed pairwise, then the lanes.
+  void chained_sum(KernelKind kind, const CView& a, const CView* bv, const CView& out) {
+    const std::int64_t k = a.shape.back(), width = c.width();
+    const std::int64_t chains = dot_chains(k / width);
+    KRIEK_ASSERT(k % (chains * width) == 0, kernel_name(kind), ": ", k, " elements in ", chains, " chains of ", width);
+    Value* pa = run(a, kind);
+    Value* pb = bv ? run(*bv, kind) : nullptr;
+    std::vector<Value*> acc;
+    for (std::int64_t i = 0; i < chains; ++i) {
+      acc.push_back(c.slot(vec()));
+      b.CreateStore(llvm::Constant::getNullValue(vec()), acc.back());
+    }
+    const Affine j = c.open_loop(k / (chains * width)) * (chains * width);
+    for (std::int64_t i = 0; i < chains; ++i) {
+      Value* at = c.index(j + Affine(i * width));
+      Value* va = load_run(b.CreateInBoundsGEP(f32(), pa, {at}));
+      Value* sum = b.CreateLoad(vec(), acc[i]);
+      sum = pb ? fma(va, load_run(b.CreateInBoundsGEP(f32(), pb, {at})), sum) : b.CreateFAdd(sum, va);
+      b.CreateStore(sum, acc[i]);
+    }
+    c.close_loop();
+    std::vector<Value*> v;
+    for (Value* slot : acc) v.push_back(b.CreateLoad(vec(), slot));
+    for (std::size_t step = 1; step < v.size(); step *= 2) {
+      for (std::size_t i = 0; i + step < v.size(); i += 2 * step) v[i] = b.CreateFAdd(v[i], v[i + step]);
+    }
+    // The lanes in a tree (reassociation allowed on this one reduction, as _mm512_reduce_add_ps does).
+    llvm::FastMathFlags reassoc;
+    reassoc.setAllowReassoc();
+    Value* lanes = b.CreateFAddReduce(llvm::ConstantFP::get(f32(), -0.0), v[0]);
+    llvm::cast<llvm::Instruction>(lanes)->setFastMathFlags(reassoc);
+    store0(b.CreateFAdd(at0(out), lanes), out);
+  }
+
+  /// out += the sum of `in` over `axis` (not its innermost), out in registers: a loop over the axis, in which
+  /// every output register adds the input's register at the same place.
+  void sum_rows(std::size_t axis, const CView& in, const CView& out) {
+    const std::int64_t k = in.shape[axis];
+    const Affine step = k > 1 ? c.open_loop(k) : Affine(0);
+    for_each_row_register(axis, in, out, c.width(), step, [&](const CView& reg, const CView& part) {
+      set(reg, b.CreateFAdd(get(reg), load_run(run(part, KernelKind::vec_sum_rows))));
+    });
+    if (k > 1) c.close_loop();
+  }
+};
+
+}  // namespace
+
+void emit_ir_kernel(IrKernelContext& c, KernelKind k, const Spec& spec, const std::vector<CView>& ops) {
+  KRIEK_ASSERT(ops.size() == spec.operands.size(), "kernel ", kernel_name(k), " given ", ops.size(), " operands");
+  Kernels g{c};
+  llvm::IRBuilderBase& b = g.b;
+  const CView& out = ops.back();
+  Value* zero = llvm::ConstantFP::get(b.getFloatTy(), 0.0);
+  switch (k) {
+    case KernelKind::scalar_copy: return g.store0(g.at0(ops[0]), out);
+    case KernelKind::scalar_zero: return g.store0(zero, out);
+    case KernelKind::scalar_unary: {
+      Value* x = g.at0(ops[0]);
+      return g.store0(b.CreateSelect(b.CreateFCmpOLT(x, zero), zero, x), out);
+    }
+    case KernelKind::scalar_binary:
+      return g.store0(g.binary(std::get<Binary>(spec.op).op, g.at0(ops[0]), g.at0(ops[1])), out);
+    case KernelKind::scalar_mult_add:
+      return g.store0(b.CreateFAdd(g.at0(out), b.CreateFMul(g.at0(ops[0]), g.at0(ops[1]))), out);
+    case KernelKind::scalar_reduce_add: return g.store0(b.CreateFAdd(g.at0(out), g.at0(ops[0])), out);
+    case KernelKind::direct_conv: return g.direct_conv(ops[0], ops[1], out);
+    case KernelKind::vec_load: return g.set(out, g.load_run(g.run(ops[0], k)));
+    case KernelKind::vec_store: {
+      b.CreateAlignedStore(g.get(ops[0]), g.run(out, k), llvm::Align(4));
+      return;
+    }
+    case KernelKind::vec_zero: return g.set(out, llvm::Constant::getNullValue(g.vec()));
+    case KernelKind::vec_unary: {
+      // 0 > x ? 0 : x, like the reference's max(x, 0) (NaN stays NaN).
+      Value* x = g.get(ops[0]);
+      Value* zeros = llvm::Constant::getNullValue(g.vec());
+      return g.set(out, b.CreateSelect(b.CreateFCmpOGT(zeros, x), zeros, x));
+    }
+    case KernelKind::vec_binary: {
+      // An input in memory is one element, broadcast.
+      auto reg = [&](const CView& in) {
+        return in.storage == Storage::vector_registers ? g.get(in) : g.splat(g.at0(in));
+      };
+      return g.set(out, g.binary(std::get<Binary>(spec.op).op, reg(ops[0]), reg(ops[1])));
+    }
+    case KernelKind::bcast_fma: return g.bcast_fma(ops[0], ops[1], out);
+    case KernelKind::dot_fma: return g.chained_sum(k, ops[0], &ops[1], out);
+    case KernelKind::vec_sum_run: return g.chained_sum(k, ops[0], nullptr, out);
+    case KernelKind::vec_sum_rows: return g.sum_rows(std::get<ReduceSum>(spec.op).axis, ops[0], out);
+  }
+  KRIEK_ASSERT(false, "no LLVM IR for kernel ", static_cast<int>(k));
+}
+
+void emit_ir_copy(IrKernelContext& c, const CView& from, const CView& to) {
+  KRIEK_ASSERT(from.shape == to.shape, "copy between views of different shapes");
+  for (auto e : from.shape) {
+    if (e <= 0) return;
+  }
+  Kernels g{c};
+  int opened = 0;
+  const Coord index = g.open_loops(from.shape, opened);
+  g.store(g.load(from, index), to, index);
+  g.close_loops(opened);
+}
+
+}  // namespace kriek::codegen

@@ -1,0 +1,320 @@
+// The walk that lowers an Impl tree for an Emitter (see lowering.h). It follows impl/interpreter.cpp node for
+// node: loops visit full tiles then each boundary pattern, moves and pipelines run on buffers of their own, slide
+// loops shift their window, kernels become kernel operations. Loops over register-held operands are unrolled
+// here, so every register a kernel names is a constant; every other loop is an emitted loop. Buffers in memory
+// levels are carved from a per-thread workspace by a stack discipline (siblings share space), so a parallel
+// loop's body gets its own copy.
+#include "codegen/lowering.h"
+
+#include <optional>
+
+#include "codegen/vector_isa.h"
+#include "impl/printer.h"
+#include "spec/error.h"
+#include "spec/overloaded.h"
+
+namespace kriek::codegen {
+namespace {
+
+/// True when the subtree makes buffers in memory (so a parallel body needs its thread's workspace).
+bool allocates(const ImplNode& n) {
+  if (const auto* m = std::get_if<MoveOp>(&n.kind); m && !m->alias && storage_of(m->dest.level) == Storage::memory) {
+    return true;
+  }
+  if (std::holds_alternative<Pipeline>(n.kind) || std::holds_alternative<PadOp>(n.kind)) return true;
+  if (const auto* l = std::get_if<Loop>(&n.kind); l && l->window) return true;
+  for (const auto& c : n.children) {
+    if (allocates(*c)) return true;
+  }
+  return false;
+}
+
+/// Iterations axis `a` takes in bodies of boundary pattern `mask`: 1 at the boundary, else the full tiles.
+std::int64_t full_trips(const Loop& l, std::uint32_t mask, std::size_t a) {
+  return (mask >> a) & 1u ? 1 : l.axes[a].extent / l.axes[a].tile;
+}
+
+class Walk {
+ public:
+  Walk(const Target& target, Emitter& e) : isa_(vector_isa(target)), e_(e) {}
+
+  void node(const ImplNode& n, const std::vector<CView>& ops) {
+    check_operand_views(n, ops);
+    std::visit(overloaded{[&](const Loop& l) { loop(n, l, ops); },
+                          [&](const MoveOp& m) { move(n, m, ops); },
+                          [&](const Block& b) {
+                            for (std::size_t i = 0; i < n.children.size(); ++i) {
+                              node(*n.children[i], block_operands(b, i, ops));
+                            }
+                          },
+                          [&](const Pipeline& p) { pipeline(n, p, ops); },
+                          [&](const AsMatmul&) {
+                            const ImplNode& body = *n.children[0];
+                            const auto maps = as_matmul_views(n.spec);
+                            std::vector<CView> inner;
+                            for (std::size_t i = 0; i < ops.size(); ++i) {
+                              inner.push_back(reshaped(ops[i], maps[i], body.spec.operands[i].shape));
+                            }
+                            node(body, inner);
+                          },
+                          [&](const PadOp& p) { pad(n, p, ops); },
+                          [&](const KernelCall& k) { e_.kernel(k.kernel, n.spec, ops); },
+                          [&](const Hole&) { KRIEK_ASSERT(false, "lowering of a hole"); }},
+               n.kind);
+  }
+
+  Lowered result() const { return Lowered{ws_peak_, root_ws_used_, parallel_}; }
+
+ private:
+  // --- Buffers.
+
+  /// Declares a buffer for `t` and returns a view of all of it. Memory buffers come from the workspace and are
+  /// released by resetting ws_top_ to the mark taken before.
+  CView allocate(const TensorSpec& t) {
+    const Storage storage = storage_of(t.level);
+    const std::int64_t elements = t.layout.buffer_elements(t.shape);
+    switch (storage) {
+      case Storage::memory: {
+        const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
+        const std::int64_t offset = (ws_top_ + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
+        ws_top_ = offset + elements * bytes;
+        ws_peak_ = std::max(ws_peak_, ws_top_);
+        root_ws_used_ |= ws_ == kRootWorkspace;
+        return whole(storage, e_.memory_buffer(ws_, offset / bytes), t.shape, t.layout);
+      }
+      case Storage::scalar_registers: return whole(storage, e_.scalar_registers(elements), t.shape, t.layout);
+      case Storage::vector_registers: {
+        KRIEK_ASSERT(isa_ != nullptr && t.vector_size == static_cast<std::uint32_t>(isa_->width), "vector size ",
+                     t.vector_size, " on a target with ", isa_ ? isa_->width : 0, "-lane registers");
+        const std::int64_t registers = (elements + isa_->width - 1) / isa_->width;
+        return whole(storage, e_.vector_registers(registers), t.shape, t.layout, t.vector_size);
+      }
+    }
+    return {};
+  }
+
+  /// Runs `body` in a scope whose memory buffers are released at its end.
+  template <class F>
+  void scoped(F&& body) {
+    const std::int64_t mark = ws_top_;
+    e_.open_scope();
+    body();
+    e_.close_scope();
+    ws_top_ = mark;
+  }
+
+  // --- Loops.
+
+  struct LoopState {
+    const ImplNode* n;
+    const Loop* l;
+    const std::vector<CView>* ops;
+    std::vector<bool> unroll;
+    std::optional<CView> window;
+    std::uint32_t mask = 0;
+    std::size_t body = 0;
+    Coord trip;
+    std::size_t collapse = 0;  ///< parallel loops still to open
+  };
+
+  void loop(const ImplNode& n, const Loop& l, const std::vector<CView>& ops) {
+    LoopState s{&n, &l, &ops, unrolled_axes(n.spec, l), std::nullopt, 0, 0, {}, 0};
+    scoped([&] {
+      if (l.window) s.window = allocate(window_spec(n, l, ops));
+      for (s.body = 0; s.body < l.body_masks.size(); ++s.body) {
+        s.mask = l.body_masks[s.body];
+        s.trip.assign(l.axes.size(), Affine(0));
+        s.collapse = 0;
+        if (l.parallel) {
+          // The loops nest() opens before the first unrolled one run in parallel, collapsed.
+          std::vector<std::int64_t> trips;
+          for (std::size_t a = 0; a < l.axes.size(); ++a) {
+            if (full_trips(l, s.mask, a) <= 1) continue;
+            if (s.unroll[a]) break;
+            trips.push_back(full_trips(l, s.mask, a));
+          }
+          s.collapse = trips.size();
+          if (!trips.empty()) {
+            parallel_ = true;
+            e_.parallel(trips);
+          }
+        }
+        nest(s, 0);
+      }
+    });
+  }
+
+  /// The slide window's buffer: the operand's tile plus the halo along the loop's axis, at the window's level.
+  static TensorSpec window_spec(const ImplNode& n, const Loop& l, const std::vector<CView>& ops) {
+    KRIEK_ASSERT(l.axes.size() == 1, "a slide window on a loop of ", l.axes.size(), " axes");
+    const std::size_t i = l.window->operand;
+    TensorSpec t = n.spec.operands[i];
+    t.shape = ops[i].shape;
+    for (std::size_t d = 0; d < t.shape.size(); ++d) {
+      const DimMap& m = l.operands[i][d];
+      if (m.axis >= 0) t.shape[d] = l.axes[0].tile + m.halo;
+    }
+    t.level = l.window->level;
+    t.layout = l.window->layout;
+    return t;
+  }
+
+  void nest(LoopState& s, std::size_t a) {
+    const Loop& l = *s.l;
+    if (a == l.axes.size()) return body(s);
+    if ((s.mask >> a) & 1u) {
+      s.trip[a] = l.axes[a].trips() - 1;
+      return nest(s, a + 1);
+    }
+    const std::int64_t full = full_trips(l, s.mask, a);
+    if (full == 1) {
+      s.trip[a] = 0;
+      return nest(s, a + 1);
+    }
+    if (s.unroll[a]) {
+      for (std::int64_t t = 0; t < full; ++t) {
+        s.trip[a] = t;
+        nest(s, a + 1);
+      }
+      return;
+    }
+    s.trip[a] = e_.open_loop(full);
+    const bool innermost_parallel = s.collapse == 1;
+    if (s.collapse > 0) --s.collapse;
+    if (innermost_parallel && allocates(*s.n->children[s.body])) {
+      // Each thread carves the body's buffers from its own workspace, above what is live outside the loop.
+      const std::string saved = ws_;
+      ws_ = e_.thread_workspace();
+      nest(s, a + 1);
+      ws_ = saved;
+    } else {
+      nest(s, a + 1);
+    }
+    e_.close_loop();
+  }
+
+  void body(LoopState& s) {
+    const Loop& l = *s.l;
+    const std::vector<CView>& ops = *s.ops;
+    std::vector<CView> inner;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      Coord origin = zeros(ops[i].rank());
+      Shape shape = ops[i].shape;
+      loop_tile(l, i, s.trip, s.mask, origin, shape);
+      if (s.window && i == l.window->operand) {
+        inner.push_back(advance_window(s, ops[i].sub(origin, shape)));
+      } else {
+        inner.push_back(ops[i].sub(origin, shape));
+      }
+    }
+    node(*s.n->children[s.body], inner);
+  }
+
+  /// Brings the slide window up to `source` (this iteration's region of the input): the first iteration loads it
+  /// all; later ones shift the overlap (the halo) down from the previous window and load only the new part.
+  CView advance_window(const LoopState& s, const CView& source) {
+    const Loop& l = *s.l;
+    const std::size_t i = l.window->operand;
+    std::size_t dim = source.rank();
+    for (std::size_t d = 0; d < source.rank(); ++d) {
+      if (l.operands[i][d].axis >= 0) {
+        KRIEK_ASSERT(dim == source.rank(), "a slide window moves along one dimension");
+        dim = d;
+      }
+    }
+    KRIEK_ASSERT(dim < source.rank(), "a slide window that does not move");
+    const CView window = s.window->sub(zeros(source.rank()), source.shape);
+    const std::int64_t halo = l.operands[i][dim].halo, tile = l.axes[0].tile;
+    auto load_all = [&] { e_.copy(source, window); };
+    auto shift_and_load = [&] {
+      Coord at = zeros(source.rank());
+      Shape part = source.shape;
+      if (halo > 0) {
+        at[dim] = tile;
+        part[dim] = halo;
+        e_.copy(s.window->sub(at, part), s.window->sub(zeros(source.rank()), part));
+      }
+      at[dim] = halo;
+      part[dim] = source.shape[dim] - halo;
+      e_.copy(source.sub(at, part), s.window->sub(at, part));
+    };
+    const Affine& trip = s.trip[0];
+    if (trip.is_constant()) {
+      trip.constant() == 0 ? load_all() : shift_and_load();
+    } else {
+      e_.first_or_rest(trip, load_all, shift_and_load);
+    }
+    return window;
+  }
+
+  // --- Moves, pipelines and padding.
+
+  void move(const ImplNode& n, const MoveOp& m, const std::vector<CView>& ops) {
+    if (m.alias) return node(*n.children[0], ops);
+    scoped([&] {
+      const CView dest = allocate(m.dest);
+      const CView& source = ops[m.operand];
+      std::size_t next = 1;
+      if (m.load) node(*n.children[next++], {source, dest});
+      std::vector<CView> inner = ops;
+      inner[m.operand] = dest;
+      node(*n.children[0], inner);
+      if (m.store) node(*n.children[next], {dest, source});
+    });
+  }
+
+  void pipeline(const ImplNode& n, const Pipeline& p, const std::vector<CView>& ops) {
+    scoped([&] {
+      const CView mid = allocate(p.buffer);
+      const auto [head, tail] = pipeline_operands(n, ops, mid);
+      node(*n.children[0], head);
+      node(*n.children[1], tail);
+    });
+  }
+
+  void pad(const ImplNode& n, const PadOp& p, const std::vector<CView>& ops) {
+    scoped([&] {
+      const CView buffer = allocate(p.buffer);
+      Coord origin;
+      for (auto o : pad_interior_origin(n.spec)) origin.push_back(Affine(o));
+      const auto children = pad_operands(ops, buffer, buffer.sub(origin, ops[0].shape));
+      for (std::size_t i = 0; i < children.size(); ++i) node(*n.children[i], children[i]);
+    });
+  }
+
+  const VectorIsa* isa_;
+  Emitter& e_;
+  std::string ws_ = kRootWorkspace;
+  std::int64_t ws_top_ = 0;
+  std::int64_t ws_peak_ = 0;
+  bool root_ws_used_ = false;
+  bool parallel_ = false;
+};
+
+}  // namespace
+
+Lowered lower(const ImplNode& root, const std::vector<CView>& ops, const Target& target, Emitter& emitter) {
+  Walk walk(target, emitter);
+  walk.node(root, ops);
+  return walk.result();
+}
+
+std::vector<CView> root_views(const Spec& spec, const std::vector<std::string>& names) {
+  std::vector<CView> ops;
+  for (std::size_t i = 0; i < spec.operands.size(); ++i) {
+    ops.push_back(whole(Storage::memory, names[i], spec.operands[i].shape, Layout::row_major()));
+  }
+  return ops;
+}
+
+void check_generable(const ImplPtr& impl) {
+  KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
+  if (const auto h = holes(impl); !h.empty()) {
+    user_error("the Impl is not complete: hole h1 (", spec_comment(h.front()->spec), ") has no implementation");
+  }
+  for (const TensorSpec& t : impl->spec.operands) {
+    if (t.dtype != Dtype::f32) user_error("code generation handles f32 operands, not ", dtype_name(t.dtype));
+  }
+}
+
+}  // namespace kriek::codegen

@@ -1,0 +1,81 @@
+// The target-neutral lowering of a complete Impl that both code generators share: the walk over the tree (full
+// and boundary loop nests, register tiles unrolled so every register a kernel names is a constant, the workspace
+// stack that carves memory buffers, slide windows, parallel loops with per-thread workspaces) lowered to a
+// stream of a few target operations on views (scopes, buffers, counted loops, kernels, copies), which an Emitter
+// turns into C text (emit_c.cpp) or LLVM IR (llvm_emitter.cpp). The walk decides; an emitter only spells.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "codegen/c_view.h"
+#include "impl/kernel.h"
+#include "impl/node.h"
+#include "spec/target.h"
+
+namespace kriek::codegen {
+
+/// Alignment in bytes of every buffer carved from a workspace (a cache line; vector loads never split one).
+inline constexpr std::int64_t kBufferAlign = 64;
+
+/// The workspace the entry point obtains for the calling thread (a per-thread workspace has a fresh name).
+inline constexpr const char* kRootWorkspace = "ws";
+
+/// What the lowering asks of a code generator. Names (buffers, loop variables, workspaces) are the emitter's
+/// own: the walk only passes them back inside views and Affine expressions.
+class Emitter {
+ public:
+  virtual ~Emitter() = default;
+
+  /// A lexical scope around a node's buffers: buffers declared inside end at its close.
+  virtual void open_scope() = 0;
+  virtual void close_scope() = 0;
+
+  /// A buffer of floats at element `offset` of workspace `workspace`; returns the base of its views.
+  virtual std::string memory_buffer(const std::string& workspace, std::int64_t offset) = 0;
+  /// `elements` scalar registers, zeroed; returns the base of its views.
+  virtual std::string scalar_registers(std::int64_t elements) = 0;
+  /// `registers` vector registers, zeroed; returns the base of its views (register r of base b is `b_r`).
+  virtual std::string vector_registers(std::int64_t registers) = 0;
+
+  /// The next `trips.size()` loops opened (one per entry, outermost first) form one collapsed parallel loop whose
+  /// iterations may run on any thread in any order.
+  virtual void parallel(const std::vector<std::int64_t>& trips) = 0;
+  /// A loop of `trips` iterations; returns its variable, counting 0, 1, ..., trips - 1.
+  virtual Affine open_loop(std::int64_t trips) = 0;
+  virtual void close_loop() = 0;
+  /// Inside the innermost loop of a parallel nest: the workspace of the thread running this iteration.
+  virtual std::string thread_workspace() = 0;
+  /// Runs `first` when `trip` (not a constant) is 0, else `rest`.
+  virtual void first_or_rest(const Affine& trip, const std::function<void()>& first,
+                             const std::function<void()>& rest) = 0;
+
+  /// Kernel `k` implementing `spec` on `ops` (inputs, then the output).
+  virtual void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) = 0;
+  /// Copies every element of `from` into `to` (equal shapes), dimension by dimension in increasing order.
+  virtual void copy(const CView& from, const CView& to) = 0;
+};
+
+/// What the entry point must provide, known once the walk is done.
+struct Lowered {
+  /// Bytes of workspace each calling thread needs (the stack's peak).
+  std::int64_t workspace_bytes = 0;
+  /// The root workspace kRootWorkspace is used (the entry point must obtain it before the body).
+  bool root_workspace = false;
+  /// Some loop runs in parallel.
+  bool parallel = false;
+};
+
+/// Lowers `root` on `ops` (the root operands' views, inputs then the output) into `emitter`.
+Lowered lower(const ImplNode& root, const std::vector<CView>& ops, const Target& target, Emitter& emitter);
+
+/// The root operands as dense row-major arrays in memory named `names`, whatever layout the root Spec names (as
+/// interpret() does): what every entry point takes.
+std::vector<CView> root_views(const Spec& spec, const std::vector<std::string>& names);
+
+/// Checks that `impl` can be generated: complete (else a UserError naming its first hole) and all f32.
+void check_generable(const ImplPtr& impl);
+
+}  // namespace kriek::codegen
