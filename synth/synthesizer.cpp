@@ -12,6 +12,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include "cache/packed_frontier.h"
 #include "sched/canonical.h"
 #include "spec/error.h"
 #include "synth/bound.h"
@@ -29,7 +30,8 @@ struct Synthesizer::Slot {
   bool loaded = false;
   /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
   std::vector<Job*> waiters;
-  Frontier frontier;
+  /// Packed once solved: the points folds read and the decisions as the table encodes them.
+  PackedFrontier frontier;
   /// The elementwise least peak of the frontier's entries (a bound on every entry's peak), set with it.
   MemoryUse least_peak;
 };
@@ -81,14 +83,14 @@ struct Folded {
 /// children's elementwise maximum), keeping the partial combinations within `capacity` that no other beats.
 /// With a `floor`, also drops each partial all of whose completions, and all it would have beaten, the floor's
 /// candidates beat (bound.h: the partial's class_floor). Leaves steps.back() empty when nothing fits.
-void fold(std::span<const Frontier* const> child, std::span<const MemoryUse> least, const MemoryUse& capacity,
-          const CandidateFloor* floor, Folded& f) {
+void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const MemoryUse> least,
+          const MemoryUse& capacity, const CandidateFloor* floor, Folded& f) {
   const NodeCost& nc = f.nc;
   // What the children after child i add at least: suffix[i] over children i.., as a bound with cost and peak
   // (only pruning reads it).
   std::vector<ActionBound> suffix(floor ? child.size() + 1 : 0);
   for (std::size_t i = floor ? child.size() : 0; i-- > 0;) {
-    suffix[i].cost = suffix[i + 1].cost + nc.weights[i] * child[i]->entries.front().cost;
+    suffix[i].cost = suffix[i + 1].cost + nc.weights[i] * child[i].front().cost;
     suffix[i].peak = suffix[i + 1].peak.max(least[i]);
   }
   f.steps.assign(child.size() + 1, {});
@@ -96,10 +98,10 @@ void fold(std::span<const Frontier* const> child, std::span<const MemoryUse> lea
   for (std::size_t i = 0; i < child.size(); ++i) {
     const std::vector<Partial>& partial = f.steps[i];
     std::vector<Partial>& next = f.steps[i + 1];
-    next.reserve(partial.size() * child[i]->entries.size());
+    next.reserve(partial.size() * child[i].size());
     for (std::size_t p = 0; p < partial.size(); ++p) {
-      for (std::size_t j = 0; j < child[i]->entries.size(); ++j) {
-        const FrontierEntry& e = child[i]->entries[j];
+      for (std::size_t j = 0; j < child[i].size(); ++j) {
+        const FrontierPoint& e = child[i][j];
         Partial q{partial[p].cost + nc.weights[i] * e.cost, partial[p].peak.max(e.peak), static_cast<std::uint32_t>(p),
                   static_cast<std::uint32_t>(j)};
         if (!nc.own.plus(q.peak).fits(capacity)) continue;
@@ -184,9 +186,11 @@ std::pair<const Spec*, Synthesizer::Slot*> Synthesizer::entry(const Spec& asked)
   return {&it->first, it->second.get()};
 }
 
-const Frontier& Synthesizer::solve(const Spec& spec) {
+Frontier Synthesizer::solve(const Spec& spec) { return solve_slot(spec).frontier.unpack(); }
+
+const Synthesizer::Slot& Synthesizer::solve_slot(const Spec& spec) {
   const auto [key, slot] = entry(spec);
-  if (slot->ready.load(std::memory_order_acquire)) return slot->frontier;
+  if (slot->ready.load(std::memory_order_acquire)) return *slot;
   std::lock_guard lock(memo_->solving);
   memo_->arena->execute([&, key = key, slot = slot] {
     tbb::task_group group;
@@ -196,7 +200,7 @@ const Frontier& Synthesizer::solve(const Spec& spec) {
     memo_->group = nullptr;
   });
   KRIEK_ASSERT(slot->ready.load(std::memory_order_acquire), "the search ended before its root was solved");
-  return slot->frontier;
+  return *slot;
 }
 
 bool Synthesizer::request(const Spec* key, Slot& s, Job* parent) {
@@ -220,8 +224,8 @@ bool Synthesizer::request(const Spec* key, Slot& s, Job* parent) {
 
 void Synthesizer::begin(const Spec& spec, Slot& s) {
   if (table_) {
-    if (std::optional<Frontier> stored = table_->lookup(spec)) {
-      s.frontier = std::move(*stored);
+    if (const std::optional<std::string> record = table_->find_record(spec)) {
+      s.frontier = PackedFrontier::from_bytes(record_frontier_bytes(*record));
       s.loaded = true;
       stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
       complete(s);
@@ -261,7 +265,7 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
 void Synthesizer::finish(Job* j) {
   const std::unique_ptr<Job> job(j);
   std::vector<Folded> folded(job->actions.size());
-  std::vector<const Frontier*> child;
+  std::vector<std::span<const FrontierPoint>> child;
   std::vector<MemoryUse> least;
   // Actions in the order of their bounds (cheapest first), each folded unless the candidates folded before it
   // already beat everything it can make (bound.h).
@@ -277,7 +281,7 @@ void Synthesizer::finish(Job* j) {
       const Slot& c = *(*job->children[a])[i];
       solvable = !c.frontier.empty();
       if (solvable) {
-        b.cost += folded[a].nc.weights[i] * c.frontier.entries.front().cost;
+        b.cost += folded[a].nc.weights[i] * c.frontier.points().front().cost;
         children_least = children_least.max(c.least_peak);
       }
     }
@@ -295,7 +299,7 @@ void Synthesizer::finish(Job* j) {
     child.clear();
     least.clear();
     for (const Slot* c : *job->children[b.action]) {
-      child.push_back(&c->frontier);
+      child.push_back(c->frontier.points());
       least.push_back(c->least_peak);
     }
     Folded& f = folded[b.action];
@@ -304,14 +308,16 @@ void Synthesizer::finish(Job* j) {
     for (const Partial& p : f.steps.back()) floor.add(f.nc.base + p.cost, f.nc.own.plus(p.peak));
   }
   stats_.actions_pruned.fetch_add(pruned, std::memory_order_relaxed);
-  select_frontier(job->actions, folded, job->slot->frontier);
+  Frontier solved;
+  select_frontier(job->actions, folded, solved);
+  job->slot->frontier = PackedFrontier(solved);
   stats_.specs_solved.fetch_add(1, std::memory_order_relaxed);
-  stats_.frontier_entries.fetch_add(job->slot->frontier.entries.size(), std::memory_order_relaxed);
+  stats_.frontier_entries.fetch_add(solved.entries.size(), std::memory_order_relaxed);
   complete(*job->slot);
 }
 
 void Synthesizer::complete(Slot& s) {
-  s.least_peak = least_peak(s.frontier);
+  s.least_peak = least_peak(s.frontier.points());
   std::vector<Job*> waiters;
   {
     std::lock_guard lock(s.mutex);
@@ -330,10 +336,13 @@ const Synthesizer::Slot* Synthesizer::find_slot(const Spec& spec) const {
   return it->second.get();
 }
 
-const Frontier* Synthesizer::find(const Spec& spec) const {
+std::optional<Frontier> Synthesizer::find(const Spec& spec) const {
   const Slot* s = find_slot(spec);
-  return s ? &s->frontier : nullptr;
+  if (!s) return std::nullopt;
+  return s->frontier.unpack();
 }
+
+bool Synthesizer::solved(const Spec& spec) const { return find_slot(spec) != nullptr; }
 
 void Synthesizer::preload(const Spec& spec, Frontier frontier) {
   Slot& s = *entry(spec).second;
@@ -342,9 +351,9 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
     if (s.state != Slot::State::idle) return;
     s.state = Slot::State::started;
   }
-  s.frontier = std::move(frontier);
+  s.frontier = PackedFrontier(frontier);
   s.loaded = true;
-  s.least_peak = least_peak(s.frontier);
+  s.least_peak = least_peak(s.frontier.points());
   stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(s.mutex);
   s.state = Slot::State::done;
@@ -353,12 +362,18 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
 
 void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
   for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, s->frontier);
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, s->frontier.unpack());
+  }
+}
+
+void Synthesizer::for_each_encoded(const std::function<void(const Spec&, std::string_view)>& f) const {
+  for (const auto& [spec, s] : memo_->map) {
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, s->frontier.bytes());
   }
 }
 
 std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limits) {
-  const Frontier& f = solve(spec);
+  const Frontier f = solve(spec);
   const std::ptrdiff_t i = f.best_within(limits);
   if (i < 0) return std::nullopt;
   return reconstruct(spec, static_cast<std::size_t>(i));
@@ -367,7 +382,7 @@ std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limi
 std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const MemoryUse& limits) {
   const MemoryUse bound = capacity_.tightest(limits);
   std::vector<ActionOption> out;
-  std::vector<const Frontier*> child;
+  std::vector<std::span<const FrontierPoint>> child;
   std::vector<MemoryUse> least;
   for (const Action& a : enumerate_actions(spec, target_)) {
     ExpandResult expanded = expand(a, spec, target_);
@@ -380,8 +395,9 @@ std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const Me
     child.clear();
     least.clear();
     for (const Spec& c : ex->children) {
-      child.push_back(&solve(c));
-      least.push_back(least_peak(*child.back()));
+      const Slot& solved = solve_slot(c);
+      child.push_back(solved.frontier.points());
+      least.push_back(solved.least_peak);
     }
     fold(child, least, bound, nullptr, f);
     if (f.steps.back().empty()) continue;
@@ -401,7 +417,7 @@ ImplPtr Synthesizer::reconstruct(const Spec& spec, std::size_t entry) const {
   return kriek::reconstruct(spec, entry, target_, [this](const Spec& s) {
     StoredFrontier stored;
     if (const Slot* slot = find_slot(s)) {
-      stored.frontier = &slot->frontier;
+      stored.read = slot->frontier.unpack();
       if (slot->loaded) stored.table = table_;
     } else if (table_) {  // a child loaded with its parent's frontier is not in the memo
       stored.read = table_->lookup(s);

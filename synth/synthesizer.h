@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "impl/cost.h"
@@ -61,8 +62,9 @@ class Synthesizer {
   Synthesizer(const Synthesizer&) = delete;
   Synthesizer& operator=(const Synthesizer&) = delete;
 
-  /// The Pareto frontier of `spec` within the target's capacities (empty when nothing fits).
-  const Frontier& solve(const Spec& spec);
+  /// The Pareto frontier of `spec` within the target's capacities (empty when nothing fits), decoded from the
+  /// memo's packed form.
+  Frontier solve(const Spec& spec);
   /// The cheapest Impl of `spec` whose peak fits `limits` (0 = unbounded), or nullopt.
   std::optional<ImplPtr> best(const Spec& spec, const MemoryUse& limits);
   /// Rebuilds the Impl of frontier entry `entry` of an already solved `spec` from stored decisions only (the memo,
@@ -73,8 +75,10 @@ class Synthesizer {
   /// frontiers, which it solves first. The cheapest option costs what best(spec, limits) costs whenever the
   /// limits are powers of two (frontiers compare memory by power-of-two classes); never more.
   std::vector<ActionOption> action_options(const Spec& spec, const MemoryUse& limits);
-  /// The frontier of `spec` if it was solved (or preloaded), else nullptr. Never searches.
-  const Frontier* find(const Spec& spec) const;
+  /// The frontier of `spec` if it was solved (or preloaded), else nullopt. Never searches.
+  std::optional<Frontier> find(const Spec& spec) const;
+  /// True when `spec` was solved (or preloaded).
+  bool solved(const Spec& spec) const;
   /// Consults `table` (nullptr: none) before computing any Spec, and when reconstructing a child that is not in
   /// memory, so a Spec already in the table costs one lookup and no search. The table must outlive the searches
   /// and be built for this target and cost model (UserError naming the difference otherwise).
@@ -84,6 +88,9 @@ class Synthesizer {
   /// Calls `f` for every Spec this Synthesizer solved by search (in no particular order): not those read from the
   /// table or preloaded, so that saving them writes only what is new.
   void for_each(const std::function<void(const Spec&, const Frontier&)>& f) const;
+  /// The same with each frontier as the table encodes it (cache/format.h's frontier bytes), as the memo keeps it:
+  /// what a save writes, without decoding and encoding again.
+  void for_each_encoded(const std::function<void(const Spec&, std::string_view)>& f) const;
   /// Writes the dependency graph of `root`'s chosen entries' subproblems as GraphViz (Boost.Graph).
   void write_graphviz(std::ostream& out, const Spec& root) const;
 
@@ -103,6 +110,8 @@ class Synthesizer {
   /// Asks for entry `s` of Spec `key` on behalf of `parent` (nullptr: the root): true when it is done already;
   /// otherwise `parent` is told when it is (and the first asker starts it).
   bool request(const Spec* key, Slot& s, Job* parent);
+  /// Solves `spec` and returns its done memo entry.
+  const Slot& solve_slot(const Spec& spec);
   /// Starts solving: the table's answer, or the Job that asks for every child.
   void begin(const Spec& spec, Slot& s);
   /// Folds a Job whose children are all done into its entry's frontier.

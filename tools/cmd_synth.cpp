@@ -29,8 +29,8 @@ int run_synth(const std::vector<std::string>& raw) {
   std::cout << "\ncost " << total.cost << " (1/16 cycles, ~" << total.cost / 16 << " cycles), peak " << total.peak
             << "\n";
   if (args.has("--frontier")) {
-    std::cout << "\nfrontier (" << s.frontier->entries.size() << " entries):\n";
-    for (const FrontierEntry& e : s.frontier->entries) {
+    std::cout << "\nfrontier (" << s.frontier.entries.size() << " entries):\n";
+    for (const FrontierEntry& e : s.frontier.entries) {
       std::cout << "  cost " << e.cost << "  peak " << e.peak << "  " << action_text(e.action) << "\n";
     }
   }

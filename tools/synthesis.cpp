@@ -119,7 +119,7 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   const auto start = std::chrono::steady_clock::now();
   try {
     Progress progress(*s.synth);
-    s.frontier = &s.synth->solve(s.spec);
+    s.frontier = s.synth->solve(s.spec);
   } catch (const TableError& e) {
     // A damaged page found mid-search: the default table is a cache, so it is set aside and the search redone.
     if (!s.default_table || e.kind != TableError::Kind::corrupted) throw;
@@ -129,15 +129,15 @@ Synthesis synthesize(const std::string& text, const Args& args) {
                                             SynthOptions{positive_flag(args, "--threads", 0)});
     s.table.reset();
     Progress progress(*s.synth);
-    s.frontier = &s.synth->solve(s.spec);
+    s.frontier = s.synth->solve(s.spec);
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::ptrdiff_t best = s.frontier->best_within(s.limits);
+  const std::ptrdiff_t best = s.frontier.best_within(s.limits);
   if (best < 0) {
     std::ostringstream need;
-    need << (s.frontier->empty() ? MemoryUse{} : s.frontier->entries.back().peak);
+    need << (s.frontier.empty() ? MemoryUse{} : s.frontier.entries.back().peak);
     user_error("no Impl of ", spec_text(s.spec), " fits the memory limits",
-               s.frontier->empty() ? "" : "; the leanest needs ", s.frontier->empty() ? "" : need.str());
+               s.frontier.empty() ? "" : "; the leanest needs ", s.frontier.empty() ? "" : need.str());
   }
   s.impl = s.synth->reconstruct(s.spec, static_cast<std::size_t>(best));
   return s;
@@ -146,7 +146,8 @@ Synthesis synthesize(const std::string& text, const Args& args) {
 std::string Synthesis::save_table() {
   if (!table_path) return "";
   const WriteSummary w = kriek::save_table(*table_path, target(), synth->model(),
-                                           [&](const FrontierVisitor& v) { synth->for_each(v); }, !replace_table);
+                                           [&](const FrontierVisitor& v) { synth->for_each_encoded(v); }, !replace_table,
+                                           table ? &*table : nullptr);
   note_root_use(*table_path, stable_hash(table_key(spec)));
   std::ostringstream out;
   out << "table: " << table_path->string() << " (" << synth->stats().specs_loaded << " Specs read, " << w.entries

@@ -28,7 +28,7 @@ struct Synthesis {
   bool default_table = false;
   /// The default table on disk was stale (another kriek or other hardware): saving replaces it.
   bool replace_table = false;
-  const Frontier* frontier = nullptr;
+  Frontier frontier;
   ImplPtr impl;  ///< the cheapest frontier entry within `limits`
   double seconds = 0;
 
