@@ -1,7 +1,10 @@
 // Packing a frontier into its points and its encoded decisions.
 #include "cache/packed_frontier.h"
 
+#include <cstring>
+
 #include "cache/format.h"
+#include "spec/error.h"
 
 namespace kriek {
 
@@ -22,5 +25,25 @@ PackedFrontier PackedFrontier::from_bytes(std::string_view bytes) {
 }
 
 Frontier PackedFrontier::unpack() const { return decode_frontier_bytes(bytes_); }
+
+void PackedFrontier::spill(std::string& out) const {
+  const std::uint64_t n = points_.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(reinterpret_cast<const char*>(points_.data()), n * sizeof(FrontierPoint));
+  out.append(bytes_);
+}
+
+PackedFrontier PackedFrontier::unspill(std::string_view raw) {
+  std::uint64_t n = 0;
+  KRIEK_ASSERT(raw.size() >= sizeof n, "a spilled frontier of ", raw.size(), " bytes");
+  std::memcpy(&n, raw.data(), sizeof n);
+  const std::size_t points = n * sizeof(FrontierPoint);
+  KRIEK_ASSERT(raw.size() >= sizeof n + points, "a spilled frontier of ", n, " entries in ", raw.size(), " bytes");
+  PackedFrontier p;
+  p.points_.resize(n);
+  std::memcpy(p.points_.data(), raw.data() + sizeof n, points);
+  p.bytes_ = raw.substr(sizeof n + points);
+  return p;
+}
 
 }  // namespace kriek

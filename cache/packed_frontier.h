@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "cache/frontier.h"
@@ -20,6 +21,7 @@ struct FrontierPoint {
   Cost cost = 0;
   MemoryUse peak;
 };
+static_assert(std::is_trivially_copyable_v<FrontierPoint>, "spill() copies points as bytes");
 
 class PackedFrontier {
  public:
@@ -38,8 +40,10 @@ class PackedFrontier {
   std::string_view bytes() const { return bytes_; }
   /// The frontier with its decisions, decoded.
   Frontier unpack() const;
-  /// Heap bytes held (for a memory budget).
-  std::size_t heap_bytes() const { return points_.capacity() * sizeof(FrontierPoint) + bytes_.capacity(); }
+  /// Appends this packed frontier to `out` as raw bytes for this process only (a spill, not the table format).
+  void spill(std::string& out) const;
+  /// Reads what spill() wrote.
+  static PackedFrontier unspill(std::string_view raw);
 
  private:
   std::vector<FrontierPoint> points_;

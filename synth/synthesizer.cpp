@@ -14,8 +14,10 @@
 
 #include "cache/packed_frontier.h"
 #include "sched/canonical.h"
+#include "spec/host_memory.h"
 #include "spec/error.h"
 #include "synth/bound.h"
+#include "synth/spill_file.h"
 
 namespace kriek {
 
@@ -30,10 +32,24 @@ struct Synthesizer::Slot {
   bool loaded = false;
   /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
   std::vector<Job*> waiters;
-  /// Packed once solved: the points folds read and the decisions as the table encodes them.
-  PackedFrontier frontier;
-  /// The elementwise least peak of the frontier's entries (a bound on every entry's peak), set with it.
+  /// Once done: the frontier, packed (the points folds read, the decisions as the table encodes them), or null
+  /// when a memory budget spilled it (then at spill_at, spill_bytes of the spill file; frontier_of reads it back).
+  std::atomic<std::shared_ptr<const PackedFrontier>> packed;
+  std::uint64_t spill_at = 0;
+  std::uint64_t spill_bytes = 0;
+  /// Set with the frontier, kept when it is spilled (what a parent's bounds read): its entry count, its cheapest
+  /// cost, and the elementwise least peak of its entries (a bound on every entry's peak).
+  std::size_t entries = 0;
+  Cost cheapest = 0;
   MemoryUse least_peak;
+
+  /// Sets the frontier and what is kept of it when spilled (before the entry is made done).
+  void set(PackedFrontier frontier) {
+    entries = frontier.size();
+    cheapest = frontier.empty() ? 0 : frontier.points().front().cost;
+    least_peak = kriek::least_peak(frontier.points());
+    packed.store(std::make_shared<const PackedFrontier>(std::move(frontier)), std::memory_order_release);
+  }
 };
 
 /// A Spec being solved: its actions, what each costs itself, and the memo entries of each one's children. It
@@ -50,6 +66,12 @@ struct Synthesizer::Job {
 
 struct Synthesizer::Memo {
   tbb::concurrent_unordered_map<Spec, std::unique_ptr<Slot>, SpecHash> map;
+  /// Under a memory budget: the spilled frontiers, the lock of the sweep that spills them, and the entries done
+  /// since the last sweep (each sweep spills only those, so sweeping costs O(Specs solved) in all).
+  std::unique_ptr<SpillFile> spill;
+  std::mutex sweeping;
+  std::mutex fresh_mutex;
+  std::vector<Slot*> fresh;
   std::unique_ptr<tbb::task_arena> arena;
   /// The group of the running solve(): every Job task is spawned into it, and solve() waits for it.
   tbb::task_group* group = nullptr;
@@ -186,7 +208,7 @@ std::pair<const Spec*, Synthesizer::Slot*> Synthesizer::entry(const Spec& asked)
   return {&it->first, it->second.get()};
 }
 
-Frontier Synthesizer::solve(const Spec& spec) { return solve_slot(spec).frontier.unpack(); }
+Frontier Synthesizer::solve(const Spec& spec) { return frontier_of(solve_slot(spec))->unpack(); }
 
 const Synthesizer::Slot& Synthesizer::solve_slot(const Spec& spec) {
   const auto [key, slot] = entry(spec);
@@ -225,10 +247,9 @@ bool Synthesizer::request(const Spec* key, Slot& s, Job* parent) {
 void Synthesizer::begin(const Spec& spec, Slot& s) {
   if (table_) {
     if (const std::optional<std::string> record = table_->find_record(spec)) {
-      s.frontier = PackedFrontier::from_bytes(record_frontier_bytes(*record));
       s.loaded = true;
       stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
-      complete(s);
+      complete(s, PackedFrontier::from_bytes(record_frontier_bytes(*record)));
       return;
     }
   }
@@ -279,9 +300,9 @@ void Synthesizer::finish(Job* j) {
     bool solvable = true;
     for (std::size_t i = 0; i < job->children[a]->size() && solvable; ++i) {
       const Slot& c = *(*job->children[a])[i];
-      solvable = !c.frontier.empty();
+      solvable = c.entries > 0;
       if (solvable) {
-        b.cost += folded[a].nc.weights[i] * c.frontier.points().front().cost;
+        b.cost += folded[a].nc.weights[i] * c.cheapest;
         children_least = children_least.max(c.least_peak);
       }
     }
@@ -291,6 +312,7 @@ void Synthesizer::finish(Job* j) {
   if (options_.prune) sort_bounds(order);
   CandidateFloor floor;
   std::uint64_t pruned = 0;
+  std::vector<std::shared_ptr<const PackedFrontier>> held;  // the children's frontiers while folding
   for (const ActionBound& b : order) {
     if (options_.prune && floor.beats(b)) {
       ++pruned;
@@ -298,8 +320,10 @@ void Synthesizer::finish(Job* j) {
     }
     child.clear();
     least.clear();
+    held.clear();
     for (const Slot* c : *job->children[b.action]) {
-      child.push_back(c->frontier.points());
+      held.push_back(frontier_of(*c));
+      child.push_back(held.back()->points());
       least.push_back(c->least_peak);
     }
     Folded& f = folded[b.action];
@@ -310,14 +334,18 @@ void Synthesizer::finish(Job* j) {
   stats_.actions_pruned.fetch_add(pruned, std::memory_order_relaxed);
   Frontier solved;
   select_frontier(job->actions, folded, solved);
-  job->slot->frontier = PackedFrontier(solved);
-  stats_.specs_solved.fetch_add(1, std::memory_order_relaxed);
+  const std::uint64_t count = stats_.specs_solved.fetch_add(1, std::memory_order_relaxed) + 1;
   stats_.frontier_entries.fetch_add(solved.entries.size(), std::memory_order_relaxed);
-  complete(*job->slot);
+  complete(*job->slot, PackedFrontier(solved));
+  if (options_.max_memory > 0 && count % kBudgetPeriod == 0) keep_budget();
 }
 
-void Synthesizer::complete(Slot& s) {
-  s.least_peak = least_peak(s.frontier.points());
+void Synthesizer::complete(Slot& s, PackedFrontier frontier) {
+  s.set(std::move(frontier));
+  if (options_.max_memory > 0) {
+    std::lock_guard lock(memo_->fresh_mutex);
+    memo_->fresh.push_back(&s);
+  }
   std::vector<Job*> waiters;
   {
     std::lock_guard lock(s.mutex);
@@ -339,7 +367,38 @@ const Synthesizer::Slot* Synthesizer::find_slot(const Spec& spec) const {
 std::optional<Frontier> Synthesizer::find(const Spec& spec) const {
   const Slot* s = find_slot(spec);
   if (!s) return std::nullopt;
-  return s->frontier.unpack();
+  return frontier_of(*s)->unpack();
+}
+
+std::shared_ptr<const PackedFrontier> Synthesizer::frontier_of(const Slot& s) const {
+  if (std::shared_ptr<const PackedFrontier> p = s.packed.load(std::memory_order_acquire)) return p;
+  return std::make_shared<const PackedFrontier>(PackedFrontier::unspill(memo_->spill->read(s.spill_at, s.spill_bytes)));
+}
+
+void Synthesizer::keep_budget() {
+  if (current_rss_bytes() <= options_.max_memory) return;
+  std::unique_lock lock(memo_->sweeping, std::try_to_lock);
+  if (!lock) return;  // another thread sweeps
+  if (!memo_->spill) memo_->spill = std::make_unique<SpillFile>();
+  // Every frontier done since the last sweep goes to the spill file (those before went in earlier sweeps, or the
+  // process was within its budget then); a fold that holds one keeps it alive until it ends, and later readers
+  // read it back (frontier_of). The freed memory is reused by the search, so the resident size stops growing.
+  std::vector<Slot*> done;
+  {
+    std::lock_guard fresh(memo_->fresh_mutex);
+    done.swap(memo_->fresh);
+  }
+  std::string raw;
+  for (Slot* s : done) {
+    const std::shared_ptr<const PackedFrontier> p = s->packed.load(std::memory_order_acquire);
+    if (!p) continue;
+    raw.clear();
+    p->spill(raw);
+    s->spill_at = memo_->spill->append(raw);
+    s->spill_bytes = raw.size();
+    s->packed.store(nullptr, std::memory_order_release);
+    stats_.specs_spilled.fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 bool Synthesizer::solved(const Spec& spec) const { return find_slot(spec) != nullptr; }
@@ -351,9 +410,8 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
     if (s.state != Slot::State::idle) return;
     s.state = Slot::State::started;
   }
-  s.frontier = PackedFrontier(frontier);
   s.loaded = true;
-  s.least_peak = least_peak(s.frontier.points());
+  s.set(PackedFrontier(frontier));
   stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(s.mutex);
   s.state = Slot::State::done;
@@ -362,13 +420,13 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
 
 void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
   for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, s->frontier.unpack());
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, frontier_of(*s)->unpack());
   }
 }
 
 void Synthesizer::for_each_encoded(const std::function<void(const Spec&, std::string_view)>& f) const {
   for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, s->frontier.bytes());
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, frontier_of(*s)->bytes());
   }
 }
 
@@ -384,6 +442,7 @@ std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const Me
   std::vector<ActionOption> out;
   std::vector<std::span<const FrontierPoint>> child;
   std::vector<MemoryUse> least;
+  std::vector<std::shared_ptr<const PackedFrontier>> held;
   for (const Action& a : enumerate_actions(spec, target_)) {
     ExpandResult expanded = expand(a, spec, target_);
     const auto* ex = std::get_if<Expansion>(&expanded);
@@ -394,9 +453,11 @@ std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const Me
     if (!f.nc.own.fits(bound)) continue;
     child.clear();
     least.clear();
+    held.clear();
     for (const Spec& c : ex->children) {
       const Slot& solved = solve_slot(c);
-      child.push_back(solved.frontier.points());
+      held.push_back(frontier_of(solved));
+      child.push_back(held.back()->points());
       least.push_back(solved.least_peak);
     }
     fold(child, least, bound, nullptr, f);
@@ -417,7 +478,7 @@ ImplPtr Synthesizer::reconstruct(const Spec& spec, std::size_t entry) const {
   return kriek::reconstruct(spec, entry, target_, [this](const Spec& s) {
     StoredFrontier stored;
     if (const Slot* slot = find_slot(s)) {
-      stored.read = slot->frontier.unpack();
+      stored.read = frontier_of(*slot)->unpack();
       if (slot->loaded) stored.table = table_;
     } else if (table_) {  // a child loaded with its parent's frontier is not in the memo
       stored.read = table_->lookup(s);

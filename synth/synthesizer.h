@@ -17,6 +17,7 @@
 #include "impl/cost.h"
 #include "impl/node.h"
 #include "cache/frontier.h"
+#include "cache/packed_frontier.h"
 #include "cache/reconstruct.h"
 #include "cache/table.h"
 
@@ -32,7 +33,13 @@ struct SynthOptions {
   /// children's least peaks) a candidate already folded beats in cost and memory (synth/bound.h). The frontier
   /// is exactly the same either way; off only to test that.
   bool prune = true;
+  /// Resident bytes past which solved frontiers leave memory for a temporary spill file, read back when a fold or a
+  /// save needs them (0: never). Checked every kBudgetPeriod solved Specs; the frontiers are the same either way.
+  std::int64_t max_memory = 0;
 };
+
+/// Solved Specs between two checks of SynthOptions::max_memory.
+inline constexpr std::uint64_t kBudgetPeriod = 256;
 
 /// Counters of a search, readable while it runs (for a progress line).
 struct SynthStats {
@@ -44,6 +51,8 @@ struct SynthStats {
   std::atomic<std::uint64_t> specs_loaded{0};
   /// Actions whose children were solved but whose fold a bound showed useless.
   std::atomic<std::uint64_t> actions_pruned{0};
+  /// Frontiers moved to the spill file to keep within SynthOptions::max_memory.
+  std::atomic<std::uint64_t> specs_spilled{0};
 };
 
 /// One legal action of a Spec and the cheapest Impl it completes to within memory limits.
@@ -116,8 +125,12 @@ class Synthesizer {
   void begin(const Spec& spec, Slot& s);
   /// Folds a Job whose children are all done into its entry's frontier.
   void finish(Job* job);
-  /// Marks `s` done and starts every waiting Job whose last missing child it was.
-  void complete(Slot& s);
+  /// Sets `s`'s frontier, marks it done and starts every waiting Job whose last missing child it was.
+  void complete(Slot& s, PackedFrontier frontier);
+  /// The frontier of done entry `s`, from memory or read back from the spill file.
+  std::shared_ptr<const PackedFrontier> frontier_of(const Slot& s) const;
+  /// Past max_memory resident bytes, spills every done frontier in memory (one thread at a time).
+  void keep_budget();
 
   Target target_;
   CostModel model_;

@@ -46,6 +46,9 @@ Args parse_args(const std::vector<std::string>& args, const std::vector<std::str
 /// The value of `flag` as a positive number (at most 6 digits), or `fallback` when absent; a UserError naming the
 /// flag and the value otherwise.
 int positive_flag(const Args& args, std::string_view flag, int fallback);
+/// The value of `flag` as a byte count (digits with an optional K, M or G: powers of 1024), or `fallback` when
+/// absent; a UserError naming the flag and the value otherwise.
+std::uint64_t size_flag(const Args& args, std::string_view flag, std::uint64_t fallback);
 
 /// The per-user DP table of `target` from $XDG_CACHE_HOME, else $HOME (cache/table_files.h).
 std::filesystem::path default_table_path(const Target& target);

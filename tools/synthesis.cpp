@@ -99,8 +99,9 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   refuse_beyond_memory(s.spec);
   s.limits = capacities(target);
   if (const auto* m = args.get("--memory")) s.limits = parse_memory_limits(*m, s.limits);
-  s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target),
-                                          SynthOptions{positive_flag(args, "--threads", 0)});
+  const SynthOptions options{.threads = positive_flag(args, "--threads", 0),
+                             .max_memory = static_cast<std::int64_t>(size_flag(args, "--max-memory", 0))};
+  s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
   // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
   if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
   if (!args.has("--no-table")) {
@@ -125,8 +126,7 @@ Synthesis synthesize(const std::string& text, const Args& args) {
     if (!s.default_table || e.kind != TableError::Kind::corrupted) throw;
     std::cerr << "kriek: note: the default DP table was unusable (" << e.what() << "); it was moved to "
               << set_aside(*s.table_path).string() << " and a new one is built\n";
-    s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target),
-                                            SynthOptions{positive_flag(args, "--threads", 0)});
+    s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
     s.table.reset();
     Progress progress(*s.synth);
     s.frontier = s.synth->solve(s.spec);
@@ -165,6 +165,7 @@ std::string Synthesis::stats_line() const {
   out << "search: " << synth->stats().specs_solved << " specs solved, " << synth->stats().actions_tried
       << " actions tried, " << std::fixed << std::setprecision(2) << seconds << " s, " << synth->threads()
       << " threads, peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB";
+  if (const std::uint64_t spilled = synth->stats().specs_spilled) out << ", " << spilled << " frontiers spilled";
   return out.str();
 }
 

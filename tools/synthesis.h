@@ -15,7 +15,8 @@
 namespace kriek::tools {
 
 /// Flags every synthesizing command takes (valued, then switches).
-inline const std::vector<std::string_view> kSynthValued = {"--target", "--memory", "--threads", "--table"};
+inline const std::vector<std::string_view> kSynthValued = {"--target", "--memory", "--threads", "--table",
+                                                          "--max-memory"};
 inline const std::vector<std::string_view> kSynthSwitches = {"--no-table"};
 
 struct Synthesis {
