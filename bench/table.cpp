@@ -46,7 +46,7 @@ void bench_synth(const std::filesystem::path& dir, std::int64_t n) {
   const std::optional<ImplPtr> cold_impl = cold.best(spec, {});
   const double cold_s = seconds_since(start);
   start = Clock::now();
-  const WriteSummary w = save_table(path, target, model, [&](const FrontierVisitor& v) { cold.for_each(v); });
+  const WriteSummary w = save_table(path, target, model, [&](const FrontierVisitor& v) { cold.for_each_encoded(v); });
   const double save_s = seconds_since(start);
 
   start = Clock::now();

@@ -6,6 +6,7 @@
 // Usage: bench_table_scale [--entries N] [--dir DIR] [--real] [--keep]
 #include <spawn.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,9 +16,11 @@
 #include <iterator>
 #include <random>
 
+#include "cache/synthetic_table.h"
 #include "cache/table_tools.h"
 #include "spec/error.h"
-#include "cache/synthetic_table.h"
+#include "spec/text.h"
+#include "synth/synthesizer.h"
 
 extern char** environ;
 
@@ -97,6 +100,57 @@ void real_tables(const std::filesystem::path& dir) {
   }
 }
 
+/// CPU seconds of the calling thread (the machine is shared: wall time would count other processes' work).
+double thread_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+/// Where an uncached synthesis spends its time on the table, in this process in CPU time (medians of 3): the
+/// search of matmul 64^3 (for scale), the lookups its search makes in a copy of the synthetic table (one per Spec
+/// solved, all misses), and the save's two halves: encoding the solved Specs and committing the segment.
+void save_overhead(const std::filesystem::path& synthetic, const std::filesystem::path& dir) {
+  const Target& target = host_target();
+  const CostModel model = CostModel::for_target(target);
+  const Spec spec = parse_spec("matmul 64x64x64 f32", target);
+  std::vector<double> search, lookups, encode, commit;
+  std::uint64_t solved = 0;
+  for (int round = 0; round < 3; ++round) {
+    const std::filesystem::path copy = dir / "copy.table";
+    std::filesystem::remove_all(copy);
+    std::filesystem::create_directories(copy);
+    for (const auto& file : std::filesystem::directory_iterator(synthetic)) {
+      std::filesystem::create_hard_link(file.path(), copy / file.path().filename());
+    }
+    Synthesizer synth(target, model, {1});
+    double start = thread_seconds();
+    synth.solve(spec);
+    search.push_back((thread_seconds() - start) * 1e3);
+    const Table table = Table::open(copy, target, model);
+    std::vector<Spec> specs;
+    synth.for_each_encoded([&](const Spec& s, std::string_view) { specs.push_back(s); });
+    start = thread_seconds();
+    for (const Spec& s : specs) {
+      if (table.lookup(s)) user_error("a Spec of matmul 64^3 is in the synthetic table");
+    }
+    lookups.push_back((thread_seconds() - start) * 1e3);
+    start = thread_seconds();
+    TableWriter writer(copy, target, model);
+    writer.missed_in(table);  // as kriek synth does: the search looked each of them up
+    synth.for_each_encoded([&](const Spec& s, std::string_view f) { writer.add(s, f); });
+    encode.push_back((thread_seconds() - start) * 1e3);
+    start = thread_seconds();
+    solved = writer.commit().entries;
+    commit.push_back((thread_seconds() - start) * 1e3);
+  }
+  const double overhead = median(lookups) + median(encode) + median(commit);
+  std::cout << "in process, CPU time, matmul 64^3 (" << solved << " new specs, search " << median(search)
+            << " ms), medians of 3: lookups " << median(lookups) << " ms, encode " << median(encode)
+            << " ms, commit " << median(commit) << " ms; table overhead " << overhead << " ms, "
+            << overhead * 1e3 / static_cast<double>(solved) << " us per spec\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,6 +192,7 @@ int main(int argc, char** argv) {
         if (i % std::max<std::uint64_t>(1, entries / 2000) == 0) probes.push_back(std::move(s));
       }
     }
+    save_overhead(path, dir);
     const auto table_bytes = [&] { return Table::open(path).file_bytes(); };
     const std::uint64_t synthetic_bytes = table_bytes();
     std::cout << "table: " << Table::open(path).size() << " specs, " << synthetic_bytes << " bytes\n";

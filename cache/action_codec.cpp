@@ -29,13 +29,13 @@ constexpr std::uint8_t kActionVersion = 2;
 static_assert(std::variant_size_v<Action> == 9,
               "a new Action alternative needs a tag in cache/action_codec.cpp (and the format version bumped)");
 
-void tag(cereal::BinaryOutputArchive& ar, ActionTag t) { ar(static_cast<std::uint16_t>(t), kActionVersion); }
+void tag(ByteWriter& ar, ActionTag t) { ar(static_cast<std::uint16_t>(t), kActionVersion); }
 
 }  // namespace
 
 // The fields are listed here, not taken from the structs' serialize members: this file is the format's
 // definition, and a struct that gains a field must get a new version here.
-void save_action(cereal::BinaryOutputArchive& ar, const Action& action) {
+void save_action(ByteWriter& ar, const Action& action) {
   std::visit(overloaded{[&](const TileOut& a) { tag(ar, ActionTag::tile_out), ar(a.tile, a.parallel); },
                         [&](const Split& a) { tag(ar, ActionTag::split), ar(a.k, a.axis); },
                         [&](const Slide& a) { tag(ar, ActionTag::slide), ar(a.dim, a.size, a.level, a.layout); },

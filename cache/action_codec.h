@@ -8,12 +8,15 @@
 
 #include <cereal/archives/binary.hpp>
 
+#include "spec/byte_writer.h"
+
 #include "sched/action.h"
 
 namespace kriek {
 
-/// Writes `action` as (tag u16, version u8, fields).
-void save_action(cereal::BinaryOutputArchive& ar, const Action& action);
+/// Writes `action` as (tag u16, version u8, fields) in cereal's binary encoding (ByteWriter), which
+/// load_action reads.
+void save_action(ByteWriter& ar, const Action& action);
 /// Reads what save_action wrote; throws UserError naming an unknown tag or version.
 Action load_action(cereal::BinaryInputArchive& ar);
 

@@ -15,12 +15,6 @@ namespace {
 std::uint64_t zigzag(std::int64_t v) { return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63); }
 std::int64_t unzigzag(std::uint64_t v) { return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1); }
 
-void write_varint(std::ostream& out, std::uint64_t v) {
-  std::string s;
-  put_varint(s, v);
-  out.write(s.data(), static_cast<std::streamsize>(s.size()));
-}
-
 std::uint64_t read_varint(std::istream& in) {
   std::uint64_t v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
@@ -57,30 +51,30 @@ TableIdentity TableIdentity::of(const Target& target, const CostModel& model) {
   return {target.name, target.fingerprint(), model.version, model.fingerprint(), vocabulary_fingerprint()};
 }
 
-std::string encode_record(std::string_view spec, const Frontier& frontier) {
-  std::ostringstream out(std::ios::binary);
-  write_varint(out, spec.size());
-  out.write(spec.data(), static_cast<std::streamsize>(spec.size()));
-  write_varint(out, frontier.entries.size());
-  {
-    // cereal writes straight to the stream, so varints and archived actions interleave.
-    cereal::BinaryOutputArchive ar(out);
-    Cost previous = 0;
-    for (const FrontierEntry& e : frontier.entries) {
-      save_action(ar, e.action);
-      write_varint(out, zigzag(static_cast<std::int64_t>(e.cost - previous)));
-      previous = e.cost;
-      std::uint8_t mask = 0;
-      for (int l = 0; l < kLevelCount; ++l) mask |= static_cast<std::uint8_t>(e.peak.bytes[l] != 0) << l;
-      out.put(static_cast<char>(mask));
-      for (int l = 0; l < kLevelCount; ++l) {
-        if (mask >> l & 1) write_varint(out, zigzag(e.peak.bytes[l]));
-      }
-      write_varint(out, e.children.size());
-      for (std::uint32_t c : e.children) write_varint(out, c);
+void append_record(std::string& out, std::string_view spec, const Frontier& frontier) {
+  out.reserve(out.size() + spec.size() + 8 + 64 * frontier.entries.size());
+  put_varint(out, spec.size());
+  out.append(spec);
+  append_frontier(out, frontier);
+}
+
+void append_frontier(std::string& out, const Frontier& frontier) {
+  put_varint(out, frontier.entries.size());
+  ByteWriter ar(out);
+  Cost previous = 0;
+  for (const FrontierEntry& e : frontier.entries) {
+    save_action(ar, e.action);
+    put_varint(out, zigzag(static_cast<std::int64_t>(e.cost - previous)));
+    previous = e.cost;
+    std::uint8_t mask = 0;
+    for (int l = 0; l < kLevelCount; ++l) mask |= static_cast<std::uint8_t>(e.peak.bytes[l] != 0) << l;
+    out.push_back(static_cast<char>(mask));
+    for (int l = 0; l < kLevelCount; ++l) {
+      if (mask >> l & 1) put_varint(out, zigzag(e.peak.bytes[l]));
     }
+    put_varint(out, e.children.size());
+    for (std::uint32_t c : e.children) put_varint(out, c);
   }
-  return std::move(out).str();
 }
 
 std::string_view record_spec(std::string_view record) {
@@ -97,8 +91,9 @@ std::string_view record_frontier_bytes(std::string_view record) {
   return record.substr(static_cast<std::size_t>(spec.data() + spec.size() - record.data()));
 }
 
-Frontier decode_frontier(std::string_view record) {
-  const std::string_view bytes = record_frontier_bytes(record);
+Frontier decode_frontier(std::string_view record) { return decode_frontier_bytes(record_frontier_bytes(record)); }
+
+Frontier decode_frontier_bytes(std::string_view bytes) {
   std::istringstream in(std::string(bytes), std::ios::binary);
   Frontier f;
   try {

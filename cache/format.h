@@ -112,12 +112,22 @@ void put_varint(std::string& out, std::uint64_t v);
 /// Reads a LEB128 varint at `at` of `bytes`, advancing `at`; throws UserError when it runs past the end.
 std::uint64_t get_varint(std::string_view bytes, std::size_t& at);
 
-/// A record: the Spec's bytes and the frontier's encoding.
-std::string encode_record(std::string_view spec_bytes, const Frontier& frontier);
+/// Appends the record of a Spec (its bytes) and its frontier to `out`.
+void append_record(std::string& out, std::string_view spec_bytes, const Frontier& frontier);
+/// Appends the frontier part of a record (what record_frontier_bytes returns) to `out`.
+void append_frontier(std::string& out, const Frontier& frontier);
+/// The record of a Spec (its bytes) and its frontier.
+inline std::string encode_record(std::string_view spec_bytes, const Frontier& frontier) {
+  std::string out;
+  append_record(out, spec_bytes, frontier);
+  return out;
+}
 /// The Spec bytes of a record; throws UserError when the record is too short for its own length field.
 std::string_view record_spec(std::string_view record);
 /// The frontier of a record; throws UserError when it does not decode.
 Frontier decode_frontier(std::string_view record);
+/// The frontier from the frontier part of a record (record_frontier_bytes).
+Frontier decode_frontier_bytes(std::string_view bytes);
 /// The frontier part of a record, as bytes (equal frontiers have equal bytes).
 std::string_view record_frontier_bytes(std::string_view record);
 

@@ -99,9 +99,11 @@ void export_json_lines(const Table& table, std::ostream& out) {
 }
 
 WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,
-                        const std::function<void(const FrontierVisitor&)>& visit_all, bool keep_existing) {
+                        const std::function<void(const FrontierVisitor&)>& visit_all, bool keep_existing,
+                        const Table* searched) {
   TableWriter writer(path, target, model);
-  visit_all([&](const Spec& spec, const Frontier& f) { writer.add(spec, f); });
+  if (searched) writer.missed_in(*searched);
+  visit_all([&](const Spec& spec, std::string_view f) { writer.add(spec, f); });
   return writer.commit(keep_existing);
 }
 

@@ -41,11 +41,13 @@ WriteSummary merge_tables(const std::vector<std::filesystem::path>& inputs, cons
 /// "children"}]}.
 void export_json_lines(const Table& table, std::ostream& out);
 
-/// Adds every frontier `visit_all` passes to its visitor to the table at `path` as a new segment (unless
-/// `keep_existing` is false: then they replace the table), e.g.
-/// `save_table(path, target, model, [&](const auto& v) { synthesizer.for_each(v); })`.
-using FrontierVisitor = std::function<void(const Spec&, const Frontier&)>;
+/// Adds every frontier `visit_all` passes to its visitor (as format.h's frontier bytes) to the table at `path` as a
+/// new segment (unless `keep_existing` is false: then they replace the table), e.g.
+/// `save_table(path, target, model, [&](const auto& v) { synthesizer.for_each_encoded(v); })`. `searched`: the
+/// table (opened at `path`) the search consulted before solving each of them (TableWriter::missed_in), or nullptr.
+using FrontierVisitor = std::function<void(const Spec&, std::string_view frontier_bytes)>;
 WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,
-                        const std::function<void(const FrontierVisitor&)>& visit_all, bool keep_existing = true);
+                        const std::function<void(const FrontierVisitor&)>& visit_all, bool keep_existing = true,
+                        const Table* searched = nullptr);
 
 }  // namespace kriek

@@ -59,12 +59,27 @@ std::string_view TableWriter::keep(std::string_view bytes) {
 
 void TableWriter::add(const Spec& spec, const Frontier& frontier) {
   const std::string key = table_key(spec);
-  records_.emplace_back(stable_hash(key), keep(encode_record(key, frontier)));
+  scratch_.clear();  // reused: one allocation for every record
+  append_record(scratch_, key, frontier);
+  records_.emplace_back(stable_hash(key), keep(scratch_));
+}
+
+void TableWriter::add(const Spec& spec, std::string_view frontier_bytes) {
+  const std::string key = table_key(spec);
+  scratch_.clear();
+  put_varint(scratch_, key.size());
+  scratch_ += key;
+  scratch_ += frontier_bytes;
+  records_.emplace_back(stable_hash(key), keep(scratch_));
 }
 
 void TableWriter::add_table(const Table& table) {
   table.check_compatible(identity_);
   tables_.push_back(&table);
+}
+
+void TableWriter::missed_in(const Table& table) {
+  for (const auto& s : table.segments()) searched_.push_back(s->file().filename());
 }
 
 WriteSummary TableWriter::commit(bool keep_existing, std::uint64_t fail_after_bytes) {
@@ -79,11 +94,21 @@ WriteSummary TableWriter::commit(bool keep_existing, std::uint64_t fail_after_by
   std::vector<SortedRecords::Item> items;
   items.reserve(records_.size());
   if (keep_existing) {
-    // Specs already in the table are not written again; one whose stored frontier differs is an error.
+    // Specs already in the table are not written again; one whose stored frontier differs is an error. Only the
+    // segments not known to miss them (missed_in) can hold them.
     const Table existing = Table::open(path_);
     existing.check_compatible(identity_);
+    std::vector<const Segment*> unsearched;
+    for (const auto& s : existing.segments()) {
+      if (std::find(searched_.begin(), searched_.end(), s->file().filename()) == searched_.end()) {
+        unsearched.push_back(s.get());
+      }
+    }
     for (const auto& [hash, record] : records_) {
-      const std::optional<std::string> stored = existing.find_key(record_spec(record), hash);
+      std::optional<std::string> stored;
+      for (auto s = unsearched.rbegin(); s != unsearched.rend() && !stored; ++s) {
+        stored = (*s)->find(record_spec(record), hash);
+      }
       if (!stored) {
         items.push_back({hash, record});
       } else if (record_frontier_bytes(*stored) != record_frontier_bytes(record)) {

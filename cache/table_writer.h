@@ -32,8 +32,14 @@ class TableWriter {
 
   /// Adds one solved Spec.
   void add(const Spec& spec, const Frontier& frontier);
+  /// Adds one solved Spec whose frontier is encoded already (format.h's frontier bytes, e.g. a PackedFrontier's).
+  void add(const Spec& spec, std::string_view frontier_bytes);
   /// Adds every record of `table`, which must have this writer's identity; the table must outlive commit().
   void add_table(const Table& table);
+  /// Declares that every Spec added was looked up in `table` and was not there (a search that consulted it before
+  /// solving each Spec: Synthesizer::set_table), so commit looks the added Specs up only in segments that writers
+  /// added since `table` was opened, not again in all of them.
+  void missed_in(const Table& table);
 
   /// Writes everything added as a new segment (none when nothing was added) and compacts past kMaxSegments.
   /// The table's segments must have this writer's identity (TableError{stale} otherwise). With `keep_existing`
@@ -56,7 +62,10 @@ class TableWriter {
   std::size_t chunk_used_ = 0;
   std::size_t chunk_capacity_ = 0;
   std::vector<std::pair<std::uint64_t, std::string_view>> records_;
+  std::string scratch_;  ///< the record add() encodes, before it is kept
   std::vector<const Table*> tables_;
+  /// File names of the segments every added Spec is known to be missing from (missed_in).
+  std::vector<std::filesystem::path> searched_;
   bool committed_ = false;
 };
 

@@ -90,14 +90,14 @@ std::optional<TunedRecord> parse_line(const std::string& line, std::uint64_t key
 
 void record_tuned(const std::filesystem::path& table, const Target& target, const CostModel& model, const Spec& spec,
                   const MemoryUse& limits, const TunedRecord& record) {
-  std::ostringstream action(std::ios::binary);
+  std::string action;
   {
-    cereal::BinaryOutputArchive ar(action);
+    ByteWriter ar(action);
     save_action(ar, record.decision.action);
   }
   std::ostringstream line;
   line << "tuned " << kVersion << " " << std::hex << record_key(target, model, spec, limits) << std::dec << " "
-       << record.seconds << " " << record.pick_seconds << " " << record.decision.cost << " " << to_hex(action.str())
+       << record.seconds << " " << record.pick_seconds << " " << record.decision.cost << " " << to_hex(action)
        << " ";
   for (std::size_t i = 0; i < record.decision.children.size(); ++i) line << (i ? "," : "") << record.decision.children[i];
   if (record.decision.children.empty()) line << "-";

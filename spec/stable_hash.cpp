@@ -7,6 +7,7 @@
 
 #include <cereal/archives/binary.hpp>
 
+#include "spec/byte_writer.h"
 #include "spec/error.h"
 
 namespace kriek {
@@ -63,12 +64,11 @@ StableHasher& StableHasher::add(std::string_view s) {
 }
 
 std::string spec_bytes(const Spec& spec) {
-  std::ostringstream out(std::ios::binary);
-  {
-    cereal::BinaryOutputArchive ar(out);
-    ar(spec);
-  }
-  return std::move(out).str();
+  std::string out;
+  out.reserve(160);  // a rank-2 matmul takes 128 bytes
+  ByteWriter writer(out);
+  writer(spec);
+  return out;
 }
 
 Spec spec_from_bytes(std::string_view bytes) {

@@ -32,7 +32,7 @@ class StableHasher {
   std::string bytes_;
 };
 
-/// The cereal binary encoding of the Spec: equal Specs, and only they, have equal encodings.
+/// The cereal binary encoding of the Spec (written by ByteWriter): equal Specs, and only they, have equal encodings.
 std::string spec_bytes(const Spec& spec);
 /// Decodes spec_bytes; throws UserError when the bytes do not decode (a corrupted record).
 Spec spec_from_bytes(std::string_view bytes);

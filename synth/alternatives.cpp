@@ -73,8 +73,8 @@ std::vector<FrontierEntry> cheapest_alternatives(Synthesizer& synth, const Spec&
 FrontierLookup synthesizer_lookup(const Synthesizer& synth, const Table* table) {
   return [&synth, table](const Spec& s) {
     StoredFrontier stored;
-    if (const Frontier* f = synth.find(s)) {
-      stored.frontier = f;
+    if (auto f = synth.find(s)) {
+      stored.read = std::move(f);
     } else if (table) {
       stored.read = table->lookup(s);
       stored.table = table;

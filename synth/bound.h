@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "cache/frontier.h"
+#include "cache/packed_frontier.h"
 
 namespace kriek {
 
@@ -25,7 +27,7 @@ struct ActionBound {
 void sort_bounds(std::vector<ActionBound>& bounds);
 
 /// The elementwise least peak among a frontier's entries (zero for an empty frontier).
-MemoryUse least_peak(const Frontier& frontier);
+MemoryUse least_peak(std::span<const FrontierPoint> frontier);
 
 /// The least bytes per level of `peak`'s memory class (MemoryUse::coarse_key): anything in that class or above
 /// uses at least this much. A partial combination q may be dropped when the floor beats q's completions with

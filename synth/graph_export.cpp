@@ -17,31 +17,33 @@ void Synthesizer::write_graphviz(std::ostream& out, const Spec& root) const {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS,
                                       boost::property<boost::vertex_name_t, std::string>>;
   Graph g;
-  std::map<const Frontier*, Graph::vertex_descriptor> index;
-  std::vector<std::pair<Spec, const Frontier*>> work;
+  // Keyed by memo entry: Specs with one canonical form are one vertex.
+  std::map<const Slot*, Graph::vertex_descriptor> index;
+  std::vector<std::pair<Spec, const Slot*>> work;
   auto vertex = [&](const Spec& s) {
-    const Frontier* f = find(s);
-    auto it = index.find(f);
+    const Slot* slot = find_slot(s);
+    auto it = index.find(slot);
     if (it != index.end()) return std::pair{it->second, false};
     std::ostringstream label;
     label << s;
     auto v = boost::add_vertex(label.str(), g);
-    index.emplace(f, v);
-    work.emplace_back(s, f);
+    index.emplace(slot, v);
+    work.emplace_back(s, slot);
     return std::pair{v, true};
   };
-  if (!find(root)) return;
+  if (!solved(root)) return;
   vertex(root);
   while (!work.empty()) {
-    auto [spec, f] = work.back();
+    auto [spec, slot] = work.back();
     work.pop_back();
-    const auto from = index.at(f);
-    for (const FrontierEntry& e : f->entries) {
+    const auto from = index.at(slot);
+    const Frontier f = *find(spec);
+    for (const FrontierEntry& e : f.entries) {
       ApplyResult applied = apply(e.action, spec, target_);
       const auto* node = std::get_if<ImplPtr>(&applied);
       if (!node) continue;
       for (const auto& c : (*node)->children) {
-        if (!find(c->spec)) continue;
+        if (!solved(c->spec)) continue;
         boost::add_edge(from, vertex(c->spec).first, g);
       }
     }

@@ -12,9 +12,13 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include "cache/packed_frontier.h"
 #include "sched/canonical.h"
+#include "spec/host_memory.h"
 #include "spec/error.h"
 #include "synth/bound.h"
+#include "synth/fold.h"
+#include "synth/spill_file.h"
 
 namespace kriek {
 
@@ -29,9 +33,24 @@ struct Synthesizer::Slot {
   bool loaded = false;
   /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
   std::vector<Job*> waiters;
-  Frontier frontier;
-  /// The elementwise least peak of the frontier's entries (a bound on every entry's peak), set with it.
+  /// Once done: the frontier, packed (the points folds read, the decisions as the table encodes them), or null
+  /// when a memory budget spilled it (then at spill_at, spill_bytes of the spill file; frontier_of reads it back).
+  std::atomic<std::shared_ptr<const PackedFrontier>> packed;
+  std::uint64_t spill_at = 0;
+  std::uint64_t spill_bytes = 0;
+  /// Set with the frontier, kept when it is spilled (what a parent's bounds read): its entry count, its cheapest
+  /// cost, and the elementwise least peak of its entries (a bound on every entry's peak).
+  std::size_t entries = 0;
+  Cost cheapest = 0;
   MemoryUse least_peak;
+
+  /// Sets the frontier and what is kept of it when spilled (before the entry is made done).
+  void set(PackedFrontier frontier) {
+    entries = frontier.size();
+    cheapest = frontier.empty() ? 0 : frontier.points().front().cost;
+    least_peak = kriek::least_peak(frontier.points());
+    packed.store(std::make_shared<const PackedFrontier>(std::move(frontier)), std::memory_order_release);
+  }
 };
 
 /// A Spec being solved: its actions, what each costs itself, and the memo entries of each one's children. It
@@ -48,118 +67,17 @@ struct Synthesizer::Job {
 
 struct Synthesizer::Memo {
   tbb::concurrent_unordered_map<Spec, std::unique_ptr<Slot>, SpecHash> map;
+  /// Under a memory budget: the spilled frontiers, the lock of the sweep that spills them, and the entries done
+  /// since the last sweep (each sweep spills only those, so sweeping costs O(Specs solved) in all).
+  std::unique_ptr<SpillFile> spill;
+  std::mutex sweeping;
+  std::mutex fresh_mutex;
+  std::vector<Slot*> fresh;
   std::unique_ptr<tbb::task_arena> arena;
   /// The group of the running solve(): every Job task is spawned into it, and solve() waits for it.
   tbb::task_group* group = nullptr;
   std::mutex solving;  ///< one solve() at a time
 };
-
-namespace {
-
-/// A partial combination of child entries while folding an action's children: after child i, entry `entry` of
-/// child i's frontier extends partial `prev` of the combinations of children 0..i-1.
-struct Partial {
-  Cost cost = 0;
-  MemoryUse peak;
-  std::uint32_t prev = 0;
-  std::uint32_t entry = 0;
-};
-
-/// Keeps the non-dominated partials, in (cost, peak, generation order) order.
-void prune(std::vector<Partial>& ps) {
-  pareto_keep(ps, [](const Partial& a, const Partial& b) { return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak; });
-}
-
-/// The partial combinations of one action's children, step by step: steps[i] holds the kept combinations of
-/// children 0..i-1 (steps[0]: the empty one), so a final partial names its chosen entries through `prev`.
-struct Folded {
-  NodeCost nc;
-  std::vector<std::vector<Partial>> steps;
-};
-
-/// Folds the children's frontiers of one action (cost = base + sum of weight x child cost, peak = own + the
-/// children's elementwise maximum), keeping the partial combinations within `capacity` that no other beats.
-/// With a `floor`, also drops each partial all of whose completions, and all it would have beaten, the floor's
-/// candidates beat (bound.h: the partial's class_floor). Leaves steps.back() empty when nothing fits.
-void fold(std::span<const Frontier* const> child, std::span<const MemoryUse> least, const MemoryUse& capacity,
-          const CandidateFloor* floor, Folded& f) {
-  const NodeCost& nc = f.nc;
-  // What the children after child i add at least: suffix[i] over children i.., as a bound with cost and peak
-  // (only pruning reads it).
-  std::vector<ActionBound> suffix(floor ? child.size() + 1 : 0);
-  for (std::size_t i = floor ? child.size() : 0; i-- > 0;) {
-    suffix[i].cost = suffix[i + 1].cost + nc.weights[i] * child[i]->entries.front().cost;
-    suffix[i].peak = suffix[i + 1].peak.max(least[i]);
-  }
-  f.steps.assign(child.size() + 1, {});
-  f.steps[0].push_back(Partial{});
-  for (std::size_t i = 0; i < child.size(); ++i) {
-    const std::vector<Partial>& partial = f.steps[i];
-    std::vector<Partial>& next = f.steps[i + 1];
-    next.reserve(partial.size() * child[i]->entries.size());
-    for (std::size_t p = 0; p < partial.size(); ++p) {
-      for (std::size_t j = 0; j < child[i]->entries.size(); ++j) {
-        const FrontierEntry& e = child[i]->entries[j];
-        Partial q{partial[p].cost + nc.weights[i] * e.cost, partial[p].peak.max(e.peak), static_cast<std::uint32_t>(p),
-                  static_cast<std::uint32_t>(j)};
-        if (!nc.own.plus(q.peak).fits(capacity)) continue;
-        next.push_back(q);
-      }
-    }
-    prune(next);
-    if (floor && i + 1 < child.size()) {
-      std::erase_if(next, [&](const Partial& q) {
-        return floor->beats(ActionBound{nc.base + q.cost + suffix[i + 1].cost,
-                                        nc.own.plus(class_floor(q.peak).max(suffix[i + 1].peak))});
-      });
-    }
-    if (next.empty()) {
-      f.steps.back().clear();
-      return;
-    }
-  }
-}
-
-/// A finished combination of one action, light enough to filter before any FrontierEntry is built.
-struct Candidate {
-  Cost cost = 0;
-  MemoryUse peak;
-  std::uint32_t rank = 0;     ///< the action's index
-  std::uint32_t partial = 0;  ///< its index in the action's steps.back()
-};
-
-/// The frontier of a Spec from its actions' folds: light candidates filtered in the frontier's total order (cost,
-/// peak, action rank, then generation order); only the survivors become FrontierEntries.
-void select_frontier(const std::vector<Action>& actions, const std::vector<Folded>& folded, Frontier& out) {
-  std::vector<Candidate> all;
-  for (std::size_t a = 0; a < folded.size(); ++a) {
-    if (folded[a].steps.empty()) continue;
-    const std::vector<Partial>& last = folded[a].steps.back();
-    for (std::size_t p = 0; p < last.size(); ++p) {
-      all.push_back(Candidate{folded[a].nc.base + last[p].cost, folded[a].nc.own.plus(last[p].peak),
-                              static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(p)});
-    }
-  }
-  pareto_keep(all, [](const Candidate& x, const Candidate& y) {
-    if (x.cost != y.cost) return x.cost < y.cost;
-    if (x.peak != y.peak) return x.peak < y.peak;
-    return x.rank < y.rank;
-  });
-  out.entries.clear();
-  out.entries.reserve(all.size());
-  for (const Candidate& c : all) {
-    const Folded& f = folded[c.rank];
-    std::vector<std::uint32_t> choice(f.steps.size() - 1);
-    const Partial* at = &f.steps.back()[c.partial];
-    for (std::size_t i = choice.size(); i-- > 0;) {
-      choice[i] = at->entry;
-      at = &f.steps[i][at->prev];
-    }
-    out.entries.push_back(FrontierEntry{c.cost, c.peak, actions[c.rank], std::move(choice), c.rank});
-  }
-}
-
-}  // namespace
 
 Synthesizer::Synthesizer(Target target, CostModel model, SynthOptions options)
     : target_(std::move(target)),
@@ -184,9 +102,11 @@ std::pair<const Spec*, Synthesizer::Slot*> Synthesizer::entry(const Spec& asked)
   return {&it->first, it->second.get()};
 }
 
-const Frontier& Synthesizer::solve(const Spec& spec) {
+Frontier Synthesizer::solve(const Spec& spec) { return frontier_of(solve_slot(spec))->unpack(); }
+
+const Synthesizer::Slot& Synthesizer::solve_slot(const Spec& spec) {
   const auto [key, slot] = entry(spec);
-  if (slot->ready.load(std::memory_order_acquire)) return slot->frontier;
+  if (slot->ready.load(std::memory_order_acquire)) return *slot;
   std::lock_guard lock(memo_->solving);
   memo_->arena->execute([&, key = key, slot = slot] {
     tbb::task_group group;
@@ -196,7 +116,7 @@ const Frontier& Synthesizer::solve(const Spec& spec) {
     memo_->group = nullptr;
   });
   KRIEK_ASSERT(slot->ready.load(std::memory_order_acquire), "the search ended before its root was solved");
-  return slot->frontier;
+  return *slot;
 }
 
 bool Synthesizer::request(const Spec* key, Slot& s, Job* parent) {
@@ -220,11 +140,10 @@ bool Synthesizer::request(const Spec* key, Slot& s, Job* parent) {
 
 void Synthesizer::begin(const Spec& spec, Slot& s) {
   if (table_) {
-    if (std::optional<Frontier> stored = table_->lookup(spec)) {
-      s.frontier = std::move(*stored);
+    if (const std::optional<std::string> record = table_->find_record(spec)) {
       s.loaded = true;
       stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
-      complete(s);
+      complete(s, PackedFrontier::from_bytes(record_frontier_bytes(*record)));
       return;
     }
   }
@@ -261,7 +180,7 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
 void Synthesizer::finish(Job* j) {
   const std::unique_ptr<Job> job(j);
   std::vector<Folded> folded(job->actions.size());
-  std::vector<const Frontier*> child;
+  std::vector<std::span<const FrontierPoint>> child;
   std::vector<MemoryUse> least;
   // Actions in the order of their bounds (cheapest first), each folded unless the candidates folded before it
   // already beat everything it can make (bound.h).
@@ -275,9 +194,9 @@ void Synthesizer::finish(Job* j) {
     bool solvable = true;
     for (std::size_t i = 0; i < job->children[a]->size() && solvable; ++i) {
       const Slot& c = *(*job->children[a])[i];
-      solvable = !c.frontier.empty();
+      solvable = c.entries > 0;
       if (solvable) {
-        b.cost += folded[a].nc.weights[i] * c.frontier.entries.front().cost;
+        b.cost += folded[a].nc.weights[i] * c.cheapest;
         children_least = children_least.max(c.least_peak);
       }
     }
@@ -287,6 +206,7 @@ void Synthesizer::finish(Job* j) {
   if (options_.prune) sort_bounds(order);
   CandidateFloor floor;
   std::uint64_t pruned = 0;
+  std::vector<std::shared_ptr<const PackedFrontier>> held;  // the children's frontiers while folding
   for (const ActionBound& b : order) {
     if (options_.prune && floor.beats(b)) {
       ++pruned;
@@ -294,8 +214,10 @@ void Synthesizer::finish(Job* j) {
     }
     child.clear();
     least.clear();
+    held.clear();
     for (const Slot* c : *job->children[b.action]) {
-      child.push_back(&c->frontier);
+      held.push_back(frontier_of(*c));
+      child.push_back(held.back()->points());
       least.push_back(c->least_peak);
     }
     Folded& f = folded[b.action];
@@ -304,14 +226,20 @@ void Synthesizer::finish(Job* j) {
     for (const Partial& p : f.steps.back()) floor.add(f.nc.base + p.cost, f.nc.own.plus(p.peak));
   }
   stats_.actions_pruned.fetch_add(pruned, std::memory_order_relaxed);
-  select_frontier(job->actions, folded, job->slot->frontier);
-  stats_.specs_solved.fetch_add(1, std::memory_order_relaxed);
-  stats_.frontier_entries.fetch_add(job->slot->frontier.entries.size(), std::memory_order_relaxed);
-  complete(*job->slot);
+  Frontier solved;
+  select_frontier(job->actions, folded, solved);
+  const std::uint64_t count = stats_.specs_solved.fetch_add(1, std::memory_order_relaxed) + 1;
+  stats_.frontier_entries.fetch_add(solved.entries.size(), std::memory_order_relaxed);
+  complete(*job->slot, PackedFrontier(solved));
+  if (options_.max_memory > 0 && count % kBudgetPeriod == 0) keep_budget();
 }
 
-void Synthesizer::complete(Slot& s) {
-  s.least_peak = least_peak(s.frontier);
+void Synthesizer::complete(Slot& s, PackedFrontier frontier) {
+  s.set(std::move(frontier));
+  if (options_.max_memory > 0) {
+    std::lock_guard lock(memo_->fresh_mutex);
+    memo_->fresh.push_back(&s);
+  }
   std::vector<Job*> waiters;
   {
     std::lock_guard lock(s.mutex);
@@ -330,10 +258,44 @@ const Synthesizer::Slot* Synthesizer::find_slot(const Spec& spec) const {
   return it->second.get();
 }
 
-const Frontier* Synthesizer::find(const Spec& spec) const {
+std::optional<Frontier> Synthesizer::find(const Spec& spec) const {
   const Slot* s = find_slot(spec);
-  return s ? &s->frontier : nullptr;
+  if (!s) return std::nullopt;
+  return frontier_of(*s)->unpack();
 }
+
+std::shared_ptr<const PackedFrontier> Synthesizer::frontier_of(const Slot& s) const {
+  if (std::shared_ptr<const PackedFrontier> p = s.packed.load(std::memory_order_acquire)) return p;
+  return std::make_shared<const PackedFrontier>(PackedFrontier::unspill(memo_->spill->read(s.spill_at, s.spill_bytes)));
+}
+
+void Synthesizer::keep_budget() {
+  if (current_rss_bytes() <= options_.max_memory) return;
+  std::unique_lock lock(memo_->sweeping, std::try_to_lock);
+  if (!lock) return;  // another thread sweeps
+  if (!memo_->spill) memo_->spill = std::make_unique<SpillFile>();
+  // Every frontier done since the last sweep goes to the spill file (those before went in earlier sweeps, or the
+  // process was within its budget then); a fold that holds one keeps it alive until it ends, and later readers
+  // read it back (frontier_of). The freed memory is reused by the search, so the resident size stops growing.
+  std::vector<Slot*> done;
+  {
+    std::lock_guard fresh(memo_->fresh_mutex);
+    done.swap(memo_->fresh);
+  }
+  std::string raw;
+  for (Slot* s : done) {
+    const std::shared_ptr<const PackedFrontier> p = s->packed.load(std::memory_order_acquire);
+    if (!p) continue;
+    raw.clear();
+    p->spill(raw);
+    s->spill_at = memo_->spill->append(raw);
+    s->spill_bytes = raw.size();
+    s->packed.store(nullptr, std::memory_order_release);
+    stats_.specs_spilled.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+bool Synthesizer::solved(const Spec& spec) const { return find_slot(spec) != nullptr; }
 
 void Synthesizer::preload(const Spec& spec, Frontier frontier) {
   Slot& s = *entry(spec).second;
@@ -342,9 +304,8 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
     if (s.state != Slot::State::idle) return;
     s.state = Slot::State::started;
   }
-  s.frontier = std::move(frontier);
   s.loaded = true;
-  s.least_peak = least_peak(s.frontier);
+  s.set(PackedFrontier(frontier));
   stats_.specs_loaded.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(s.mutex);
   s.state = Slot::State::done;
@@ -353,12 +314,18 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
 
 void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
   for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, s->frontier);
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, frontier_of(*s)->unpack());
+  }
+}
+
+void Synthesizer::for_each_encoded(const std::function<void(const Spec&, std::string_view)>& f) const {
+  for (const auto& [spec, s] : memo_->map) {
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, frontier_of(*s)->bytes());
   }
 }
 
 std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limits) {
-  const Frontier& f = solve(spec);
+  const Frontier f = solve(spec);
   const std::ptrdiff_t i = f.best_within(limits);
   if (i < 0) return std::nullopt;
   return reconstruct(spec, static_cast<std::size_t>(i));
@@ -367,8 +334,9 @@ std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limi
 std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const MemoryUse& limits) {
   const MemoryUse bound = capacity_.tightest(limits);
   std::vector<ActionOption> out;
-  std::vector<const Frontier*> child;
+  std::vector<std::span<const FrontierPoint>> child;
   std::vector<MemoryUse> least;
+  std::vector<std::shared_ptr<const PackedFrontier>> held;
   for (const Action& a : enumerate_actions(spec, target_)) {
     ExpandResult expanded = expand(a, spec, target_);
     const auto* ex = std::get_if<Expansion>(&expanded);
@@ -379,9 +347,12 @@ std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const Me
     if (!f.nc.own.fits(bound)) continue;
     child.clear();
     least.clear();
+    held.clear();
     for (const Spec& c : ex->children) {
-      child.push_back(&solve(c));
-      least.push_back(least_peak(*child.back()));
+      const Slot& solved = solve_slot(c);
+      held.push_back(frontier_of(solved));
+      child.push_back(held.back()->points());
+      least.push_back(solved.least_peak);
     }
     fold(child, least, bound, nullptr, f);
     if (f.steps.back().empty()) continue;
@@ -401,7 +372,7 @@ ImplPtr Synthesizer::reconstruct(const Spec& spec, std::size_t entry) const {
   return kriek::reconstruct(spec, entry, target_, [this](const Spec& s) {
     StoredFrontier stored;
     if (const Slot* slot = find_slot(s)) {
-      stored.frontier = &slot->frontier;
+      stored.read = frontier_of(*slot)->unpack();
       if (slot->loaded) stored.table = table_;
     } else if (table_) {  // a child loaded with its parent's frontier is not in the memo
       stored.read = table_->lookup(s);

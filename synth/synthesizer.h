@@ -11,11 +11,13 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "impl/cost.h"
 #include "impl/node.h"
 #include "cache/frontier.h"
+#include "cache/packed_frontier.h"
 #include "cache/reconstruct.h"
 #include "cache/table.h"
 
@@ -31,7 +33,13 @@ struct SynthOptions {
   /// children's least peaks) a candidate already folded beats in cost and memory (synth/bound.h). The frontier
   /// is exactly the same either way; off only to test that.
   bool prune = true;
+  /// Resident bytes past which solved frontiers leave memory for a temporary spill file, read back when a fold or a
+  /// save needs them (0: never). Checked every kBudgetPeriod solved Specs; the frontiers are the same either way.
+  std::int64_t max_memory = 0;
 };
+
+/// Solved Specs between two checks of SynthOptions::max_memory.
+inline constexpr std::uint64_t kBudgetPeriod = 256;
 
 /// Counters of a search, readable while it runs (for a progress line).
 struct SynthStats {
@@ -43,6 +51,8 @@ struct SynthStats {
   std::atomic<std::uint64_t> specs_loaded{0};
   /// Actions whose children were solved but whose fold a bound showed useless.
   std::atomic<std::uint64_t> actions_pruned{0};
+  /// Frontiers moved to the spill file to keep within SynthOptions::max_memory.
+  std::atomic<std::uint64_t> specs_spilled{0};
 };
 
 /// One legal action of a Spec and the cheapest Impl it completes to within memory limits.
@@ -61,8 +71,9 @@ class Synthesizer {
   Synthesizer(const Synthesizer&) = delete;
   Synthesizer& operator=(const Synthesizer&) = delete;
 
-  /// The Pareto frontier of `spec` within the target's capacities (empty when nothing fits).
-  const Frontier& solve(const Spec& spec);
+  /// The Pareto frontier of `spec` within the target's capacities (empty when nothing fits), decoded from the
+  /// memo's packed form.
+  Frontier solve(const Spec& spec);
   /// The cheapest Impl of `spec` whose peak fits `limits` (0 = unbounded), or nullopt.
   std::optional<ImplPtr> best(const Spec& spec, const MemoryUse& limits);
   /// Rebuilds the Impl of frontier entry `entry` of an already solved `spec` from stored decisions only (the memo,
@@ -73,8 +84,10 @@ class Synthesizer {
   /// frontiers, which it solves first. The cheapest option costs what best(spec, limits) costs whenever the
   /// limits are powers of two (frontiers compare memory by power-of-two classes); never more.
   std::vector<ActionOption> action_options(const Spec& spec, const MemoryUse& limits);
-  /// The frontier of `spec` if it was solved (or preloaded), else nullptr. Never searches.
-  const Frontier* find(const Spec& spec) const;
+  /// The frontier of `spec` if it was solved (or preloaded), else nullopt. Never searches.
+  std::optional<Frontier> find(const Spec& spec) const;
+  /// True when `spec` was solved (or preloaded).
+  bool solved(const Spec& spec) const;
   /// Consults `table` (nullptr: none) before computing any Spec, and when reconstructing a child that is not in
   /// memory, so a Spec already in the table costs one lookup and no search. The table must outlive the searches
   /// and be built for this target and cost model (UserError naming the difference otherwise).
@@ -84,6 +97,9 @@ class Synthesizer {
   /// Calls `f` for every Spec this Synthesizer solved by search (in no particular order): not those read from the
   /// table or preloaded, so that saving them writes only what is new.
   void for_each(const std::function<void(const Spec&, const Frontier&)>& f) const;
+  /// The same with each frontier as the table encodes it (cache/format.h's frontier bytes), as the memo keeps it:
+  /// what a save writes, without decoding and encoding again.
+  void for_each_encoded(const std::function<void(const Spec&, std::string_view)>& f) const;
   /// Writes the dependency graph of `root`'s chosen entries' subproblems as GraphViz (Boost.Graph).
   void write_graphviz(std::ostream& out, const Spec& root) const;
 
@@ -103,12 +119,18 @@ class Synthesizer {
   /// Asks for entry `s` of Spec `key` on behalf of `parent` (nullptr: the root): true when it is done already;
   /// otherwise `parent` is told when it is (and the first asker starts it).
   bool request(const Spec* key, Slot& s, Job* parent);
+  /// Solves `spec` and returns its done memo entry.
+  const Slot& solve_slot(const Spec& spec);
   /// Starts solving: the table's answer, or the Job that asks for every child.
   void begin(const Spec& spec, Slot& s);
   /// Folds a Job whose children are all done into its entry's frontier.
   void finish(Job* job);
-  /// Marks `s` done and starts every waiting Job whose last missing child it was.
-  void complete(Slot& s);
+  /// Sets `s`'s frontier, marks it done and starts every waiting Job whose last missing child it was.
+  void complete(Slot& s, PackedFrontier frontier);
+  /// The frontier of done entry `s`, from memory or read back from the spill file.
+  std::shared_ptr<const PackedFrontier> frontier_of(const Slot& s) const;
+  /// Past max_memory resident bytes, spills every done frontier in memory (one thread at a time).
+  void keep_budget();
 
   Target target_;
   CostModel model_;

@@ -1,5 +1,6 @@
 // Argument reading shared by the subcommands.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -47,6 +48,18 @@ int positive_flag(const Args& args, std::string_view flag, int fallback) {
     user_error(flag, " takes a positive number, got '", *v, "'");
   }
   return std::stoi(*v);
+}
+
+std::uint64_t size_flag(const Args& args, std::string_view flag, std::uint64_t fallback) {
+  const std::string* v = args.get(flag);
+  if (!v) return fallback;
+  std::size_t digits = 0;
+  while (digits < v->size() && std::isdigit(static_cast<unsigned char>((*v)[digits]))) ++digits;
+  const std::string unit = v->substr(digits);
+  const std::uint64_t scale = unit.empty() ? 1 : unit == "K" ? 1024 : unit == "M" ? 1024 * 1024
+                              : unit == "G" ? std::uint64_t{1} << 30 : 0;
+  if (digits == 0 || digits > 12 || scale == 0) user_error(flag, " '", *v, "' is not a byte count (e.g. 500M, 2G)");
+  return std::stoull(v->substr(0, digits)) * scale;
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {

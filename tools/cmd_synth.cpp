@@ -30,8 +30,8 @@ int run_synth(const std::vector<std::string>& raw) {
             << "\n";
   if (s.tuned) std::cout << s.tuned_line() << "\n";
   if (args.has("--frontier")) {
-    std::cout << "\nfrontier (" << s.frontier->entries.size() << " entries):\n";
-    for (const FrontierEntry& e : s.frontier->entries) {
+    std::cout << "\nfrontier (" << s.frontier.entries.size() << " entries):\n";
+    for (const FrontierEntry& e : s.frontier.entries) {
       std::cout << "  cost " << e.cost << "  peak " << e.peak << "  " << action_text(e.action) << "\n";
     }
   }

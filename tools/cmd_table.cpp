@@ -82,19 +82,6 @@ constexpr const char* kTableUsage =
     "kriek table stats FILE | merge IN... -o OUT | export FILE | compact FILE | gc FILE --max-size SIZE "
     "[--target T]";
 
-/// A byte count: digits with an optional K, M or G (powers of 1024).
-std::uint64_t parse_size(const std::string& text) {
-  std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  const std::string unit = text.substr(digits);
-  const std::uint64_t scale = unit.empty() ? 1 : unit == "K" ? 1024 : unit == "M" ? 1024 * 1024
-                              : unit == "G" ? std::uint64_t{1} << 30 : 0;
-  if (digits == 0 || digits > 12 || scale == 0) {
-    user_error("--max-size '", text, "' is not a byte count (e.g. 500M, 2G)");
-  }
-  return std::stoull(text.substr(0, digits)) * scale;
-}
-
 }  // namespace
 
 int run_table(const std::vector<std::string>& raw) {
@@ -123,7 +110,7 @@ int run_table(const std::vector<std::string>& raw) {
     return 0;
   }
   if (p[0] == "gc" && p.size() == 2 && args.get("--max-size")) {
-    const std::uint64_t max = parse_size(*args.get("--max-size"));
+    const std::uint64_t max = size_flag(args, "--max-size", 0);
     const Target target = command_target(args);
     const GcSummary g = gc_table(Table::open(p[1]).path(), max, target, CostModel::for_target(target));
     std::cout << "gc " << p[1] << ": " << g.entries_before << " -> " << g.entries_after << " specs, "

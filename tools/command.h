@@ -48,6 +48,9 @@ Args parse_args(const std::vector<std::string>& args, const std::vector<std::str
 /// The value of `flag` as a positive number (at most 6 digits), or `fallback` when absent; a UserError naming the
 /// flag and the value otherwise.
 int positive_flag(const Args& args, std::string_view flag, int fallback);
+/// The value of `flag` as a byte count (digits with an optional K, M or G: powers of 1024), or `fallback` when
+/// absent; a UserError naming the flag and the value otherwise.
+std::uint64_t size_flag(const Args& args, std::string_view flag, std::uint64_t fallback);
 
 /// The target the command line names (--target, else the host) with its profile: `--profile FILE` (a UserError
 /// when it does not apply), none with `--no-profile`, else the default profile when there is one (ignored with a

@@ -111,8 +111,9 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   refuse_beyond_memory(s.spec);
   s.limits = capacities(target);
   if (const auto* m = args.get("--memory")) s.limits = parse_memory_limits(*m, s.limits);
-  s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target),
-                                          SynthOptions{positive_flag(args, "--threads", 0)});
+  const SynthOptions options{.threads = positive_flag(args, "--threads", 0),
+                             .max_memory = static_cast<std::int64_t>(size_flag(args, "--max-memory", 0))};
+  s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
   // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
   if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
   if (!args.has("--no-table")) {
@@ -131,25 +132,24 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   const auto start = std::chrono::steady_clock::now();
   try {
     Progress progress(*s.synth);
-    s.frontier = &s.synth->solve(s.spec);
+    s.frontier = s.synth->solve(s.spec);
   } catch (const TableError& e) {
     // A damaged page found mid-search: the default table is a cache, so it is set aside and the search redone.
     if (!s.default_table || e.kind != TableError::Kind::corrupted) throw;
     std::cerr << "kriek: note: the default DP table was unusable (" << e.what() << "); it was moved to "
               << set_aside(*s.table_path).string() << " and a new one is built\n";
-    s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target),
-                                            SynthOptions{positive_flag(args, "--threads", 0)});
+    s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
     s.table.reset();
     Progress progress(*s.synth);
-    s.frontier = &s.synth->solve(s.spec);
+    s.frontier = s.synth->solve(s.spec);
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::ptrdiff_t best = s.frontier->best_within(s.limits);
+  const std::ptrdiff_t best = s.frontier.best_within(s.limits);
   if (best < 0) {
     std::ostringstream need;
-    need << (s.frontier->empty() ? MemoryUse{} : s.frontier->entries.back().peak);
+    need << (s.frontier.empty() ? MemoryUse{} : s.frontier.entries.back().peak);
     user_error("no Impl of ", spec_text(s.spec), " fits the memory limits",
-               s.frontier->empty() ? "" : "; the leanest needs ", s.frontier->empty() ? "" : need.str());
+               s.frontier.empty() ? "" : "; the leanest needs ", s.frontier.empty() ? "" : need.str());
   }
   s.impl = s.synth->reconstruct(s.spec, static_cast<std::size_t>(best));
   if (s.table_path) {
@@ -166,7 +166,8 @@ Synthesis synthesize(const std::string& text, const Args& args) {
 std::string Synthesis::save_table() {
   if (!table_path) return "";
   const WriteSummary w = kriek::save_table(*table_path, target(), synth->model(),
-                                           [&](const FrontierVisitor& v) { synth->for_each(v); }, !replace_table);
+                                           [&](const FrontierVisitor& v) { synth->for_each_encoded(v); }, !replace_table,
+                                           table ? &*table : nullptr);
   note_root_use(*table_path, stable_hash(table_key(spec)));
   std::ostringstream out;
   out << "table: " << table_path->string() << " (" << synth->stats().specs_loaded << " Specs read, " << w.entries
@@ -193,6 +194,7 @@ std::string Synthesis::stats_line() const {
   out << "search: " << synth->stats().specs_solved << " specs solved, " << synth->stats().actions_tried
       << " actions tried, " << std::fixed << std::setprecision(2) << seconds << " s, " << synth->threads()
       << " threads, peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB";
+  if (const std::uint64_t spilled = synth->stats().specs_spilled) out << ", " << spilled << " frontiers spilled";
   return out.str();
 }
 

@@ -16,7 +16,8 @@
 namespace kriek::tools {
 
 /// Flags every synthesizing command takes (valued, then switches).
-inline const std::vector<std::string_view> kSynthValued = {"--target", "--profile", "--memory", "--threads", "--table"};
+inline const std::vector<std::string_view> kSynthValued = {"--target", "--profile", "--memory", "--threads", "--table",
+                                                          "--max-memory"};
 inline const std::vector<std::string_view> kSynthSwitches = {"--no-table", "--no-profile"};
 
 struct Synthesis {
@@ -29,7 +30,7 @@ struct Synthesis {
   bool default_table = false;
   /// The default table on disk was stale (another kriek or other hardware): saving replaces it.
   bool replace_table = false;
-  const Frontier* frontier = nullptr;
+  Frontier frontier;
   /// The cheapest frontier entry within `limits`, or the fastest measured when `kriek tune` recorded one.
   ImplPtr impl;
   std::optional<TunedRecord> tuned;

@@ -28,7 +28,7 @@ Spec matmul_spec(std::int64_t m, std::int64_t k, std::int64_t n) {
 }
 
 WriteSummary save(const std::filesystem::path& path, const Synthesizer& s) {
-  return save_table(path, s.target(), s.model(), [&](const FrontierVisitor& v) { s.for_each(v); });
+  return save_table(path, s.target(), s.model(), [&](const FrontierVisitor& v) { s.for_each_encoded(v); });
 }
 
 std::string best_text(Synthesizer& s, const Spec& spec) {
@@ -97,7 +97,7 @@ TEST_CASE("merging two runs' tables equals the table of one run over both Spec s
   Synthesizer both(test::test_target(), test::test_model(), {1});
   both.solve(a);
   both.solve(b);
-  save_table(dir / "one.table", both.target(), both.model(), [&](const FrontierVisitor& v) { both.for_each(v); },
+  save_table(dir / "one.table", both.target(), both.model(), [&](const FrontierVisitor& v) { both.for_each_encoded(v); },
              /*keep_existing=*/false);  // a fold, as merge is (kFoldLevel)
   merge_tables({dir / "a.table", dir / "b.table"}, dir / "merged.table");
   CHECK(test::segment_body(dir / "merged.table") == test::segment_body(dir / "one.table"));

@@ -82,6 +82,30 @@ TEST_CASE("a second write adds a segment of its new Specs only, and the table is
   for (const auto& c : b_only) CHECK(t.contains(c.spec));
 }
 
+TEST_CASE("a writer told its Specs missed a table still checks the segments added since", "[cache]") {
+  test::TempDir dir;
+  const auto path = dir / "t.table";
+  test::write_table(path, synthetic_contents(4, 0, 100));
+  const Table searched = Table::open(path);  // what a search consulted
+  const auto later = synthetic_contents(5, 100, 50);  // another writer adds these meanwhile
+  test::write_table(path, later);
+  std::vector<SpecFrontier> disagreeing(later.begin(), later.begin() + 10);
+  for (auto& c : disagreeing) c.frontier.entries.back().cost += 1;
+  {
+    TableWriter w(path, test::test_target(), test::test_model());
+    w.missed_in(searched);
+    for (const auto& c : disagreeing) w.add(c.spec, c.frontier);
+    CHECK_THROWS_WITH(w.commit(), Catch::Contains("disagree"));
+  }
+  TableWriter w(path, test::test_target(), test::test_model());
+  w.missed_in(searched);
+  for (const auto& c : later) w.add(c.spec, c.frontier);
+  for (const auto& c : synthetic_contents(6, 150, 20)) w.add(c.spec, c.frontier);
+  const WriteSummary s = w.commit();
+  CHECK(s.entries == 20);  // the 50 the other writer added are not written twice
+  CHECK(Table::open(path).size() == 170);
+}
+
 TEST_CASE("a save that adds nothing writes nothing", "[cache]") {
   test::TempDir dir;
   const auto a = synthetic_contents(4, 0, 50);

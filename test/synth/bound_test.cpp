@@ -67,13 +67,13 @@ TEST_CASE("pruned folds leave every frontier exactly as without pruning", "[synt
       CHECK(pruned.solve(spec).entries == full.solve(spec).entries);
     }
   }
-  // Every Spec either solved, with its costs, peaks, actions, chosen children and tie ranks.
+  // Every Spec either solved, with its costs, peaks, actions and chosen children (equal actions of one Spec have
+  // equal enumeration ranks, so the tie order is the same too).
   std::size_t compared = 0;
   full.for_each([&](const Spec& s, const Frontier& f) {
-    const Frontier* g = pruned.find(s);
-    REQUIRE(g != nullptr);
+    const std::optional<Frontier> g = pruned.find(s);
+    REQUIRE(g);
     REQUIRE(f.entries == g->entries);
-    for (std::size_t i = 0; i < f.entries.size(); ++i) CHECK(f.entries[i].rank == g->entries[i].rank);
     ++compared;
   });
   CHECK(compared == pruned.stats().specs_solved.load());

@@ -58,6 +58,19 @@ TEST_CASE("kriek synth prints the Impl with costs and statistics", "[tools]") {
   CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --threads 0 --no-table").out, Contains("--threads takes a positive number"));
 }
 
+TEST_CASE("kriek synth --max-memory spills solved frontiers and prints the same Impl", "[tools]") {
+  const auto impl = [](const std::string& out) { return out.substr(0, out.find("search: ")); };
+  const Result plain = run_kriek("synth 'matmul 16x16x32 f32' --no-table");
+  const Result budget = run_kriek("synth 'matmul 16x16x32 f32' --no-table --max-memory 1M");
+  REQUIRE(plain.status == 0);
+  CHECK(budget.status == 0);
+  CHECK(impl(budget.out) == impl(plain.out));
+  CHECK_THAT(budget.out, Contains("spilled"));
+  const Result bad = run_kriek("synth 'matmul 8x8x16 f32' --no-table --max-memory lots");
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.out, Contains("--max-memory 'lots' is not a byte count"));
+}
+
 TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
   CHECK_THAT(run_kriek("--help").out, Contains("kriek spec check") && Contains("kriek synth"));
   CHECK(run_kriek("--help").status == 0);

@@ -1,0 +1,46 @@
+// The DP's fold: how one action's children's frontiers combine into candidate entries of its Spec (cost = its own
+// plus the weighted children's, peak = its own buffers plus the children's elementwise maximum), and how the
+// candidates of all actions become the Spec's frontier. The Synthesizer runs it per solved Spec and per REPL
+// action (action_options).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "cache/frontier.h"
+#include "cache/packed_frontier.h"
+#include "impl/cost.h"
+#include "sched/action.h"
+#include "synth/bound.h"
+
+namespace kriek {
+
+/// A partial combination of child entries while folding an action's children: after child i, entry `entry` of
+/// child i's frontier extends partial `prev` of the combinations of children 0..i-1.
+struct Partial {
+  Cost cost = 0;
+  MemoryUse peak;
+  std::uint32_t prev = 0;
+  std::uint32_t entry = 0;
+};
+
+/// The partial combinations of one action's children, step by step: steps[i] holds the kept combinations of
+/// children 0..i-1 (steps[0]: the empty one), so a final partial names its chosen entries through `prev`.
+struct Folded {
+  NodeCost nc;
+  std::vector<std::vector<Partial>> steps;
+};
+
+/// Folds the children's frontiers of one action (cost = base + sum of weight x child cost, peak = own + the
+/// children's elementwise maximum), keeping the partial combinations within `capacity` that no other beats.
+/// With a `floor`, also drops each partial all of whose completions, and all it would have beaten, the floor's
+/// candidates beat (bound.h: the partial's class_floor). Leaves steps.back() empty when nothing fits.
+void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const MemoryUse> least,
+          const MemoryUse& capacity, const CandidateFloor* floor, Folded& f);
+
+/// The frontier of a Spec from its actions' folds: light candidates filtered in the frontier's total order (cost,
+/// peak, action rank, then generation order); only the survivors become FrontierEntries.
+void select_frontier(const std::vector<Action>& actions, const std::vector<Folded>& folded, Frontier& out);
+
+}  // namespace kriek
