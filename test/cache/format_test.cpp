@@ -13,7 +13,7 @@
 namespace kriek {
 namespace {
 
-TEST_CASE("distinct Specs have distinct encodings and hashes; equal Specs equal ones", "[cache]") {
+TEST_CASE("distinct Specs have distinct encodings and hashes, equal Specs equal ones", "[cache]") {
   const auto contents = synthetic_contents(7, 0, 2000);
   std::set<std::string> encodings;
   std::set<std::uint64_t> hashes;

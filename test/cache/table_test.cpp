@@ -116,7 +116,7 @@ TEST_CASE("a save that adds nothing writes nothing", "[cache]") {
   CHECK(test::segments(dir / "t.table").size() == 1);
 }
 
-TEST_CASE("past kMaxSegments a write compacts the small segments; compact folds all into one", "[cache]") {
+TEST_CASE("past kMaxSegments a write compacts the small segments, compact folds all into one", "[cache]") {
   test::TempDir dir;
   const auto path = dir / "t.table";
   std::vector<SpecFrontier> all;

@@ -42,7 +42,7 @@ std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
 
 }  // namespace
 
-TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, larger 3*2^i that divide the extent, then the extent; irregular extents a chain",
+TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, larger 3*2^i that divide the extent, then the extent, irregular extents a chain",
           "[sched][enumerate]") {
   CHECK(tile_sizes(64, true) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 16, 32, 64});
   CHECK(tile_sizes(64, true, false) == std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64});

@@ -11,7 +11,7 @@ using namespace kriek;
 using namespace kriek::sched_test;
 using Catch::Matchers::Contains;
 
-TEST_CASE("a fresh Schedule is one focused hole; steps leave it unchanged", "[sched][schedule]") {
+TEST_CASE("a fresh Schedule is one focused hole, steps leave it unchanged", "[sched][schedule]") {
   const Schedule s = schedule(matmul({8, 8}, {8, 8}), avx512());
   REQUIRE(s.holes().size() == 1);
   CHECK(s.focused()->name == "h1");
@@ -45,7 +45,7 @@ TEST_CASE("the focus follows the schedule into what each operator made", "[sched
   CHECK_FALSE(k.focused().has_value());
 }
 
-TEST_CASE("holes are addressed by name; unknown names are user errors", "[sched][schedule]") {
+TEST_CASE("holes are addressed by name, unknown names are user errors", "[sched][schedule]") {
   const Schedule s = schedule(matmul({10, 6}, {6, 7}, true), avx512()).tile_out({4, 3});
   CHECK(s.focus("h4").focused()->spec.output().shape == Shape{2, 1});
   CHECK_THROWS_WITH(s.focus("h9"), Contains("no hole named h9; the schedule has h1 to h4"));

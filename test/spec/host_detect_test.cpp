@@ -73,7 +73,7 @@ TEST_CASE("AMD without topology extensions: legacy leaves with the associativity
   CHECK(f.l2.ways == 16);  // code 8
 }
 
-TEST_CASE("AVX-512 needs the OS to save zmm state; AVX2 needs ymm state", "[spec][target][cpuid]") {
+TEST_CASE("AVX-512 needs the OS to save zmm state, AVX2 needs ymm state", "[spec][target][cpuid]") {
   CpuidDump d = fixture("intel_xeon_spr");
   d.xcr0 = 0x7;  // x87, SSE, AVX: no opmask/zmm state
   CHECK(cpu_facts(d).isa == Isa::avx2);
@@ -121,7 +121,7 @@ TEST_CASE("the host's detection agrees with the OS where the OS answers", "[spec
   if (os.l2.bytes > 0) CHECK(host.level(Level::L2).capacity == os.l2.bytes);
 }
 
-TEST_CASE("CPUID dumps print and parse back; bad lines are named", "[spec][target][cpuid]") {
+TEST_CASE("CPUID dumps print and parse back, bad lines are named", "[spec][target][cpuid]") {
   const CpuidDump d = fixture("amd_zen5_kvm");
   std::ostringstream text;
   print_cpuid(text, d);

@@ -69,7 +69,7 @@ TEST_CASE("fingerprints are stable and tell targets apart", "[spec][target]") {
   }
 }
 
-TEST_CASE("caches know their associativity; the host's comes from CPUID", "[spec][target]") {
+TEST_CASE("caches know their associativity, the host's comes from CPUID", "[spec][target]") {
   const Target t = make_target(Isa::avx512, 49152, 1 << 20);
   CHECK(t.level(Level::L1).ways == 12);
   CHECK(t.level(Level::L2).ways == 16);

@@ -101,7 +101,7 @@ TEST_CASE("conv strides and padding round-trip and print only when not default",
   }
 }
 
-TEST_CASE("conv strides and padding in the spec text; defaults print as before", "[spec][text]") {
+TEST_CASE("conv strides and padding in the spec text, defaults print as before", "[spec][text]") {
   const Spec s = parse_spec("conv[stride=2,pad=1] 1x56x56x64 3x3x64x64 f32", avx512());
   CHECK(s.output().shape == Shape{1, 28, 28, 64});
   CHECK(spec_text(s).rfind("conv[stride=2,pad=1] (", 0) == 0);

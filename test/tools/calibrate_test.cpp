@@ -69,7 +69,7 @@ TEST_CASE("a quick calibration writes a valid profile that the target and its fi
   check_one_line_error(run_kriek("target --target avx512 --profile " + file), "was measured for target host");
 }
 
-TEST_CASE("the default profile lives beside the default DP table; one of other hardware is ignored with a note",
+TEST_CASE("the default profile lives beside the default DP table, one of other hardware is ignored with a note",
           "[tools][calibrate]") {
   const kriek::testing::TempDir dir;
   const std::string env = "XDG_CACHE_HOME=" + dir.path().string() + " ";
