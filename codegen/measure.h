@@ -42,11 +42,13 @@ struct ImplMeasurement {
   Timing timing;
 };
 
-/// Emits `impl` as C with entry point `function` (distinct per kernel of a process: libraries are loaded by
-/// path), compiles it in `dir`, verifies it on `seed`'s operands and, when it verifies, times it for about
-/// `budget_seconds`. Compiler failures throw CompileError.
+/// Builds `impl` with entry point `function` through `backend` (C: emitted, compiled in `dir` and loaded by path,
+/// so `function` must be distinct per kernel of a process; LLVM: JIT-compiled in process), verifies it on
+/// `seed`'s operands and, when it verifies, times it for about `budget_seconds`. Compiler failures throw
+/// CompileError.
 ImplMeasurement measure_impl(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,
-                             const std::string& function, std::uint64_t seed = 1, double budget_seconds = 0.5);
+                             const std::string& function, std::uint64_t seed = 1, double budget_seconds = 0.5,
+                             Backend backend = kDefaultBackend);
 
 /// The target's single-core f32 peak in GFLOP/s, measured by an FMA-throughput loop compiled for the target in
 /// `dir` by `backend` (once per process, target and backend; LLVM needs no C compiler).
