@@ -21,61 +21,68 @@ namespace {
 
 using namespace sched_detail;
 
-/// A Conv whose output is in a register level: the accumulation stage of the conv path (enumerate.h), which only
-/// takes taps one at a time, to_matmul and kernels.
-bool conv_in_registers(const Spec& spec) {
-  return std::holds_alternative<Conv>(spec.op) && is_register_level(spec.output().level);
+/// Where a Spec stands on the conv path (enumerate.h), worked out once per enumeration.
+struct ConvPath {
+  /// A Conv, or a conv with an elementwise epilogue (a Compose of a Conv, then unary and binary stages: its
+  /// output is the conv's and its first two inputs the conv's image and filters), tiled and packed like a conv.
+  bool led = false;
+  bool own = false;          ///< the Spec is a Conv itself (not a Compose led by one)
+  ConvGeometry g;            ///< the (leading) conv's geometry when `led`
+  std::size_t row_dims = 0;  ///< batch and rows: tile_out cuts them only to 1 or keeps them whole
+  bool padded = false;       ///< a padded Conv
+  /// A Conv whose output is in a register level: the accumulation stage, which only takes taps one at a time,
+  /// to_matmul and kernels.
+  bool in_registers = false;
+  /// A Conv with a 1x1 window and no padding: each run of an output row is a matmul (to_matmul) whose search
+  /// tiles its channels and packs its image and output, so the conv stage only cuts rows and columns (output
+  /// channels whole) and moves the filters (a packing hoisted above the loop over rows).
+  bool pointwise = false;
+
+  /// A Conv with its output in memory: it neither splits nor accumulates (registers do both).
+  bool in_memory() const { return own && !in_registers; }
+};
+
+ConvPath conv_path(const Spec& spec) {
+  ConvPath p;
+  const Conv* conv = std::get_if<Conv>(&spec.op);
+  p.own = conv != nullptr;
+  if (const auto* c = std::get_if<Compose>(&spec.op); c && std::holds_alternative<Conv>(c->stages.front())) {
+    const bool epilogue = std::all_of(c->stages.begin() + 1, c->stages.end(), [](const PrimitiveOp& s) {
+      return std::holds_alternative<Unary>(s) || std::holds_alternative<Binary>(s);
+    });
+    if (epilogue) conv = &std::get<Conv>(c->stages.front());
+  }
+  if (conv == nullptr) return p;
+  p.led = true;
+  p.g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
+  p.row_dims = p.g.row_dim + 1;
+  if (!p.own) return p;
+  p.padded = conv->padded();
+  p.in_registers = is_register_level(spec.output().level);
+  p.pointwise = !p.padded && p.g.fh == 1 && p.g.fw == 1;
+  return p;
 }
 
-/// A Conv with a 1x1 window and no padding: each run of an output row is a matmul (to_matmul) whose search tiles
-/// its channels and packs its image and output, so the conv stage only cuts rows and columns (output channels
-/// whole) and moves the filters (a packing hoisted above the loop over rows, which no matmul can do).
-bool pointwise_conv(const Spec& spec) {
-  const auto* conv = std::get_if<Conv>(&spec.op);
-  if (conv == nullptr || conv->padded()) return false;
-  const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
-  return g.fh == 1 && g.fw == 1;
-}
-
-/// True for a Conv and for a conv with an elementwise epilogue (a Compose of a Conv, then unary and binary
-/// stages): its output is the conv's and its first two inputs the conv's image and filters, so it is tiled and
-/// packed like the conv.
-bool conv_led(const Spec& spec) {
-  if (std::holds_alternative<Conv>(spec.op)) return true;
-  const auto* c = std::get_if<Compose>(&spec.op);
-  if (c == nullptr || !std::holds_alternative<Conv>(c->stages.front())) return false;
-  return std::all_of(c->stages.begin() + 1, c->stages.end(), [](const PrimitiveOp& s) {
-    return std::holds_alternative<Unary>(s) || std::holds_alternative<Binary>(s);
-  });
-}
-
-/// The leading output dimensions of a Conv that tile_out cuts only to 1: its batch and rows (0 for other ops).
-std::size_t conv_row_dims(const Spec& spec) {
-  if (!conv_led(spec)) return 0;
-  return spec.input(0).rank() == 4 ? 2 : 1;
-}
-
-void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out) {
+void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
   const Shape& shape = spec.output().shape;
   const std::size_t rank = shape.size();
-  if (rank == 0 || conv_in_registers(spec)) return;
+  if (rank == 0 || cp.in_registers) return;
   std::vector<std::vector<std::int64_t>> grids;
   std::size_t total = 1;
-  // A conv's batch and rows are tiled to 1 or kept whole (conv_row_dims).
-  const std::size_t row_dims = conv_row_dims(spec);
+  const std::size_t row_dims = cp.row_dims;
+  const std::int64_t width = target.vector_elements(spec.output().dtype);
   for (std::size_t d = 0; d < rank; ++d) {
     // 3 and 6 make register tiles' rows; the innermost dimension is cut by vector widths (powers of two).
     if (d < row_dims) {
       grids.push_back(shape[d] > 1 ? std::vector<std::int64_t>{1, shape[d]} : std::vector<std::int64_t>{1});
-    } else if (pointwise_conv(spec) && d + 1 == rank) {
+    } else if (cp.pointwise && d + 1 == rank) {
       grids.push_back({shape[d]});
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
     }
     // A conv's output channels in whole vectors where they fill whole vectors: a narrower tile only reaches the
     // scalar direct_conv, which the whole vectors beat.
-    const std::int64_t width = target.vector_elements(spec.output().dtype);
-    if (row_dims > 0 && d + 1 == rank && width > 1 && shape[d] % width == 0) {
+    if (cp.led && d + 1 == rank && width > 1 && shape[d] % width == 0) {
       std::erase_if(grids.back(), [&](std::int64_t size) { return size % width != 0; });
     }
     total *= grids.back().size();
@@ -96,15 +103,13 @@ void tile_outs(const Spec& spec, const Target& target, std::vector<Action>& out)
   }
 }
 
-void splits(const Spec& spec, const Target& target, std::vector<Action>& out) {
+void splits(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
   if (!accumulates(spec.op)) return;
-  if (const auto* conv = std::get_if<Conv>(&spec.op)) {
+  if (cp.own) {
     // A conv's taps one at a time, on the register-resident accumulator only, filter rows before columns; its
     // channels are to_matmul's K, split by the matmul search.
-    if (!conv_in_registers(spec)) return;
-    const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
-    if (g.fh == 1 && g.fw == 1) return;
-    const Split s{1, static_cast<std::uint8_t>(g.fh > 1 ? 1 : 2)};
+    if (!cp.in_registers || (cp.g.fh == 1 && cp.g.fw == 1)) return;
+    const Split s{1, static_cast<std::uint8_t>(cp.g.fh > 1 ? 1 : 2)};
     if (!split_fails(s, spec, target)) out.emplace_back(s);
     return;
   }
@@ -124,10 +129,10 @@ std::vector<Level> memory_levels(const Target& target, Level floor) {
   return out;
 }
 
-void slides(const Spec& spec, const Target& target, std::vector<Action>& out) {
-  if (!std::holds_alternative<Conv>(spec.op) || conv_in_registers(spec) || pointwise_conv(spec)) return;
+void slides(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
+  if (!cp.own || cp.in_registers || cp.pointwise) return;
   const TensorSpec& img = spec.input(0);
-  const std::size_t first = img.rank() == 4 ? 1 : 0;
+  const std::size_t first = cp.g.row_dim;
   const auto levels = memory_levels(target, img.level);
   for (std::size_t d = first; d < first + 2; ++d) {
     for (std::int64_t size : tile_sizes(spec.output().shape[d], false, true)) {
@@ -139,9 +144,8 @@ void slides(const Spec& spec, const Target& target, std::vector<Action>& out) {
   }
 }
 
-void pad_images(const Spec& spec, const Target& target, std::vector<Action>& out) {
-  const auto* conv = std::get_if<Conv>(&spec.op);
-  if (conv == nullptr || !conv->padded() || conv_in_registers(spec)) return;
+void pad_images(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
+  if (!cp.padded || cp.in_registers) return;
   for (Level l : memory_levels(target, spec.input(0).level)) {
     const PadImage p{l, Layout::row_major()};
     if (!pad_image_fails(p, spec, target)) out.emplace_back(p);
@@ -151,20 +155,17 @@ void pad_images(const Spec& spec, const Target& target, std::vector<Action>& out
 /// True when a conv's output may move into `level`: into a register level only as one unpadded output row of
 /// one image (to_matmul's shape, or a single element for direct_conv), since the register stage neither tiles,
 /// slides nor pads.
-bool conv_output_may_move(const Spec& spec, Level level) {
-  const auto* conv = std::get_if<Conv>(&spec.op);
-  if (conv == nullptr || !is_register_level(level)) return true;
-  if (spec.output().elements() == 1) return true;
-  const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
-  return !conv->padded() && g.batch == 1 && g.oh == 1;
+bool conv_output_may_move(const Spec& spec, const ConvPath& cp, Level level) {
+  if (!cp.own || !is_register_level(level) || spec.output().elements() == 1) return true;
+  return !cp.padded && cp.g.batch == 1 && cp.g.oh == 1;
 }
 
-void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
+void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
   // A conv in registers reads its inputs where they are (packing them per register tile repeats the copy).
-  if (conv_in_registers(spec)) return;
-  const bool conv = conv_led(spec);
+  if (cp.in_registers) return;
+  const bool conv = cp.led;
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
-    if (i != 1 && pointwise_conv(spec)) continue;  // its image and output are the matmul's to move
+    if (i != 1 && cp.pointwise) continue;  // its image and output are the matmul's to move
     const TensorSpec& t = spec.operands[i];
     if (!target.has_level(t.level)) continue;
     const std::uint32_t width = target.vector_elements(t.dtype);
@@ -195,7 +196,7 @@ void moves(const Spec& spec, const Target& target, std::vector<Action>& out) {
       // Scalar registers take single elements (vector registers hold the tiles); L2 what L1 cannot hold.
       if (l == Level::RF && t.elements() != 1) continue;
       if (l == Level::L2 && t.bytes() * 2 <= l1_bytes) continue;
-      if (is_output && !conv_output_may_move(spec, l)) continue;
+      if (is_output && !conv_output_may_move(spec, cp, l)) continue;
       if (is_register_level(l)) {
         MoveTo m{op, l, Layout::row_major(), l == Level::VRF ? width : 0u};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);
@@ -245,16 +246,16 @@ std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent, bool
 
 std::vector<Action> enumerate_actions(const Spec& spec, const Target& target) {
   std::vector<Action> out;
-  tile_outs(spec, target, out);
-  splits(spec, target, out);
-  slides(spec, target, out);
-  moves(spec, target, out);
+  const ConvPath cp = conv_path(spec);
+  tile_outs(spec, cp, target, out);
+  splits(spec, cp, target, out);
+  slides(spec, cp, target, out);
+  moves(spec, cp, target, out);
   // A conv accumulates in registers only (the taps are split there).
-  const bool conv_in_memory = std::holds_alternative<Conv>(spec.op) && !conv_in_registers(spec);
-  if (!conv_in_memory && !to_accum_fails(ToAccum{}, spec, target)) out.emplace_back(ToAccum{});
+  if (!cp.in_memory() && !to_accum_fails(ToAccum{}, spec, target)) out.emplace_back(ToAccum{});
   bufferizes(spec, target, out);
   if (!to_matmul_fails(ToMatmul{}, spec, target)) out.emplace_back(ToMatmul{});
-  pad_images(spec, target, out);
+  pad_images(spec, cp, target, out);
   for (KernelKind k : kernels_for(spec, target)) out.emplace_back(Select{k});
   return out;
 }
