@@ -2,7 +2,6 @@
 #include "spec/profile.h"
 
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 #include "spec/error.h"
@@ -190,11 +189,7 @@ TargetProfile parse_profile(std::string_view text, const std::string& file) {
 }
 
 TargetProfile read_profile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) user_error("cannot read the target profile '", path.string(), "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_profile(text.str(), path.string());
+  return parse_profile(read_user_file(path, "the target profile"), path.string());
 }
 
 Target with_profile(Target target, TargetProfile profile) {

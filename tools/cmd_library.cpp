@@ -3,7 +3,6 @@
 // whose tables `kriek table merge` combines before the final build; under `mpirun -n N` the ranks do the same
 // and rank 0 merges and builds.
 #include <cctype>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -98,12 +97,9 @@ int run_library(const std::vector<std::string>& raw) {
   const Args args = parse_args(raw, valued, switches);
   if (args.positional.size() != 1) user_error("usage: kriek library LIST -o DIR [--name NAME] (see kriek --help)");
   const std::string list_file = args.positional[0];
-  std::ifstream in(list_file);
-  if (!in) user_error("cannot read the list '", list_file, "'");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_user_file(list_file, "the list");
   const Target target = command_target(args);
-  std::vector<LibraryEntry> entries = parse_library_list(text.str(), list_file, target);
+  std::vector<LibraryEntry> entries = parse_library_list(text, list_file, target);
   if (const auto* backend = args.get("--backend"); backend && codegen::parse_backend(*backend) != codegen::Backend::c) {
     user_error("--backend '", *backend, "' is not available for libraries yet (they are built from C objects; ",
                "kriek emit --format obj writes one LLVM object)");

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -87,8 +86,7 @@ int run_repl_command(const std::vector<std::string>& raw) {
 int run_script(const std::vector<std::string>& raw) {
   const Args args = parse_args(raw, {"--target", "--profile", "--memory", "--backend"}, {"--no-profile"});
   if (args.positional.size() != 1) user_error("usage: kriek script FILE [--target T] [--memory L1=32K,...] [--backend B]");
-  std::ifstream file(args.positional[0]);
-  if (!file) user_error("cannot read script '", args.positional[0], "'");
+  std::istringstream file(read_user_file(args.positional[0], "the script"));
   const Target target = command_target(args);
   return run_repl(file, std::cout, std::cerr, false, target, session_limits(args, target), session_backend(args));
 }

@@ -1,5 +1,4 @@
 // `kriek spec check TEXT` and `kriek target`: parse, validate and print Specs; describe targets.
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -30,11 +29,7 @@ int run_target(const std::vector<std::string>& raw) {
   }
   if (const std::string* file = args.get("--from-cpuid")) {
     // What detection makes of a recorded machine (the OS view is not recorded, so no cross-check).
-    std::ifstream in(*file);
-    if (!in) user_error("cannot read the CPUID dump '", *file, "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    std::cout << detect_target(parse_cpuid(text.str()), OsCacheView{}, os_cores());
+    std::cout << detect_target(parse_cpuid(read_user_file(*file, "the CPUID dump")), OsCacheView{}, os_cores());
     return 0;
   }
   const Target target = command_target(args);

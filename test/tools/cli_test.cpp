@@ -2,6 +2,7 @@
 // would (exit status, stdout, one-line stderr).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,22 @@ TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
   CHECK(unknown.status == 1);
   CHECK_THAT(unknown.out, Contains("unknown subcommand 'frobnicate'"));
   CHECK_THAT(run_kriek("spec check 'relu 4x4 f32' --bogus").out, Contains("unknown option '--bogus'"));
+}
+
+TEST_CASE("input files that are directories or missing are one-line errors naming them", "[tools][errors]") {
+  const kriek::testing::TempDir dir;
+  const std::string d = dir.path().string();
+  const std::string missing = d + "/missing";
+  for (const std::string& args : {"script " + d, "library " + d + " -o " + d + "/lib",
+                                  "synth 'relu 4x16 f32' --no-table --profile " + d, "target --from-cpuid " + d}) {
+    const Result r = run_kriek(args);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("'" + d + "' is a directory"));
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  }
+  const Result script = run_kriek("script " + missing);
+  CHECK(script.status == 1);
+  CHECK_THAT(script.out, Contains("cannot read the script '" + missing + "'"));
 }
 
 TEST_CASE("kriek emit prints C or the Impl, -o writes a file, bad flags are one-line errors", "[tools][codegen]") {
