@@ -2,7 +2,6 @@
 // and the dump text format.
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <sstream>
 
 #include "spec/error.h"
@@ -14,11 +13,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 CpuidDump fixture(const std::string& name) {
-  std::ifstream in(std::string(KRIEK_SOURCE_DIR) + "/test/spec/cpuid/" + name + ".txt");
-  REQUIRE(in);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_cpuid(text.str());
+  return parse_cpuid(read_user_file(std::string(KRIEK_SOURCE_DIR) + "/test/spec/cpuid/" + name + ".txt", "the fixture"));
 }
 
 std::string joined(const std::vector<std::string>& notes) {
@@ -29,48 +24,35 @@ std::string joined(const std::vector<std::string>& notes) {
 
 }  // namespace
 
-TEST_CASE("Intel: caches from leaf 4, AVX-512 from leaf 7 and XCR0", "[spec][target][cpuid]") {
-  const CpuFacts f = cpu_facts(fixture("intel_xeon_spr"));
-  CHECK(f.vendor == CpuVendor::intel);
-  CHECK(f.isa == Isa::avx512);
-  CHECK(f.cache_source == "leaf 4");
-  CHECK(f.l1d.bytes == 48 * 1024);
-  CHECK(f.l1d.ways == 12);
-  CHECK(f.l2.bytes == 2 * 1024 * 1024);
-  CHECK(f.l2.ways == 16);
-}
-
-TEST_CASE("AMD Zen 5 under KVM: 0x8000001D wins over the hypervisor's leaf 4", "[spec][target][cpuid]") {
-  const CpuFacts f = cpu_facts(fixture("amd_zen5_kvm"));
-  CHECK(f.vendor == CpuVendor::amd);
-  CHECK(f.isa == Isa::avx512);
-  CHECK(f.cache_source == "leaf 0x8000001d");
-  CHECK(f.l1d.bytes == 48 * 1024);  // leaf 4 there says 32 KiB 8-way
-  CHECK(f.l1d.ways == 12);
-  CHECK(f.l2.bytes == 1024 * 1024);
-  CHECK(f.l2.ways == 16);
-}
-
-TEST_CASE("AMD Zen 3 EPYC under KVM, recorded here: AVX2, caches from 0x8000001D", "[spec][target][cpuid]") {
-  const CpuFacts f = cpu_facts(fixture("amd_epyc_zen3_kvm"));
-  CHECK(f.vendor == CpuVendor::amd);
-  CHECK(f.isa == Isa::avx2);
-  CHECK(f.cache_source == "leaf 0x8000001d");
-  CHECK(f.l1d.bytes == 32 * 1024);
-  CHECK(f.l1d.ways == 8);
-  CHECK(f.l2.bytes == 512 * 1024);
-  CHECK(f.l2.ways == 8);
-}
-
-TEST_CASE("AMD without topology extensions: legacy leaves with the associativity code", "[spec][target][cpuid]") {
-  const CpuFacts f = cpu_facts(fixture("amd_legacy_leaves"));
-  CHECK(f.vendor == CpuVendor::amd);
-  CHECK(f.isa == Isa::avx2);
-  CHECK(f.cache_source == "leaves 0x80000005/6");
-  CHECK(f.l1d.bytes == 64 * 1024);
-  CHECK(f.l1d.ways == 2);
-  CHECK(f.l2.bytes == 512 * 1024);
-  CHECK(f.l2.ways == 16);  // code 8
+TEST_CASE("cache facts by vendor: Intel leaf 4, AMD 0x8000001D, else AMD's legacy leaves", "[spec][target][cpuid]") {
+  struct Expected {
+    const char* fixture;
+    CpuVendor vendor;
+    Isa isa;
+    const char* cache_source;
+    std::int64_t l1d_bytes, l1d_ways, l2_bytes, l2_ways;
+  };
+  const Expected cases[] = {
+      // Intel: caches from leaf 4, AVX-512 from leaf 7 and XCR0.
+      {"intel_xeon_spr", CpuVendor::intel, Isa::avx512, "leaf 4", 48 * 1024, 12, 2 * 1024 * 1024, 16},
+      // AMD Zen 5 under KVM: 0x8000001D wins over the hypervisor's leaf 4 (which says 32 KiB 8-way).
+      {"amd_zen5_kvm", CpuVendor::amd, Isa::avx512, "leaf 0x8000001d", 48 * 1024, 12, 1024 * 1024, 16},
+      // AMD Zen 3 EPYC under KVM, recorded here: AVX2, caches from 0x8000001D.
+      {"amd_epyc_zen3_kvm", CpuVendor::amd, Isa::avx2, "leaf 0x8000001d", 32 * 1024, 8, 512 * 1024, 8},
+      // AMD without topology extensions: legacy leaves with the associativity code (L2's code 8 is 16 ways).
+      {"amd_legacy_leaves", CpuVendor::amd, Isa::avx2, "leaves 0x80000005/6", 64 * 1024, 2, 512 * 1024, 16},
+  };
+  for (const Expected& e : cases) {
+    INFO("fixture " << e.fixture);
+    const CpuFacts f = cpu_facts(fixture(e.fixture));
+    CHECK(f.vendor == e.vendor);
+    CHECK(f.isa == e.isa);
+    CHECK(f.cache_source == e.cache_source);
+    CHECK(f.l1d.bytes == e.l1d_bytes);
+    CHECK(f.l1d.ways == e.l1d_ways);
+    CHECK(f.l2.bytes == e.l2_bytes);
+    CHECK(f.l2.ways == e.l2_ways);
+  }
 }
 
 TEST_CASE("AVX-512 needs the OS to save zmm state, AVX2 needs ymm state", "[spec][target][cpuid]") {
