@@ -2,11 +2,9 @@
 // exits 1), and KRIEK_ASSERT for internal bugs (aborts with file:line and a message in every build).
 #pragma once
 
-#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
 namespace kriek {
 
@@ -34,10 +32,6 @@ template <class... Args>
 [[noreturn]] void user_error(const Args&... args) {
   throw UserError(detail::concat(args...));
 }
-
-/// The whole text of a file a person named, e.g. read_user_file(path, "the list"); a UserError naming it ("cannot
-/// read the list 'x'", "the list 'x' is a directory") when it cannot be read.
-std::string read_user_file(const std::filesystem::path& path, std::string_view what);
 
 }  // namespace kriek
 

@@ -6,6 +6,7 @@
 
 #include "spec/error.h"
 #include "spec/stable_hash.h"
+#include "spec/user_file.h"
 
 namespace kriek {
 namespace {

@@ -12,6 +12,7 @@
 #include "codegen/compile.h"
 #include "spec/error.h"
 #include "spec/text.h"
+#include "spec/user_file.h"
 #include "tools/library.h"
 #include "tools/mpi_session.h"
 #include "tools/synthesis.h"

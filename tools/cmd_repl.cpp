@@ -12,6 +12,7 @@
 #include <editline/readline.h>
 
 #include "spec/error.h"
+#include "spec/user_file.h"
 #include "tools/command.h"
 #include "tools/repl.h"
 

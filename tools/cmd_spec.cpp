@@ -6,6 +6,7 @@
 #include "spec/error.h"
 #include "spec/host_detect.h"
 #include "spec/text.h"
+#include "spec/user_file.h"
 #include "tools/command.h"
 
 namespace kriek::tools {

@@ -6,6 +6,7 @@
 
 #include "spec/error.h"
 #include "spec/host_detect.h"
+#include "spec/user_file.h"
 
 using namespace kriek;
 using Catch::Matchers::Contains;
