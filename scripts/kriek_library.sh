@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Synthesizes and emits a kriek kernel for each benchmark problem (plain or batched matmul, conv) and compiles them
 # into one shared library, the form the benchmarks race (bench/peers, --kriek-lib). Each problem gets SYMBOL
-# (parallel loops allowed, OpenMP) and SYMBOL_t1 (a serial Spec, for one thread); the peer driver says what kriek
-# calls each problem (`--list-kriek`: Problem::kriek_symbol and kriek_spec), so the names are defined once.
+# (parallel loops allowed, OpenMP) and SYMBOL_t1 (a serial Spec, for one thread), and the same pair for B
+# pre-packed (SYMBOL_pk, SYMBOL_pk_t1: filters or rhs in kriek's output-column panels); the peer driver says what
+# kriek calls each problem (`--list-kriek`: Problem::kriek_symbol, kriek_packed_symbol and their specs), so the
+# names are defined once.
 # Each search runs as `kriek synth` under a time limit and an address-space limit; its time, peak RSS and Specs
 # solved go to the search CSV. A problem kriek cannot state yet (`kriek: error`), or whose search times out or
 # fails, is skipped with a note; the library holds the others. By default synthesis goes through the per-user DP
-# table (a second run only compiles); --cold gives each problem a fresh table, so the times are cold searches.
+# table (a second run only compiles); --cold gives each problem a fresh table, so the times are cold searches (the
+# packed kernel's search shares its problem's table: it finds the plain search's Specs there).
 # Usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]
 #   PROBLEMS: the driver's comma-separated list (bench/peers/problem.h), e.g. 64,4x64x64x64,1x56x56x64:3x3x64:p1
 # Exits 0 when it wrote OUT.so, 4 when no problem got a kernel (OUT.so removed), 2 on bad usage.
@@ -66,7 +69,7 @@ search() {
 }
 
 while IFS=$'\t' read -r sym spec label; do
-  table=(); [ $cold = 1 ] && table=(--table "$src/$sym.table")
+  table=(); [ $cold = 1 ] && table=(--table "$src/${sym%_pk}.table")
   # The serial kernel's search reuses the parallel one's table: it shares every Spec below the parallel threshold.
   search "$label" "$sym" "$spec" "${table[@]}" && search "$label" "${sym}_t1" "$spec serial" "${table[@]}" || true
 done < <("$root/build-peers/peer_naive" --list-kriek --sizes "$problems")

@@ -248,8 +248,10 @@ int main(int argc, char** argv) {
   using namespace bench;
   Options o = parse_options(argc, argv);
   if (o.list_kriek) {
-    for (const Problem& p : o.problems)
+    for (const Problem& p : o.problems) {
       std::printf("%s\t%s\t%s\n", p.kriek_symbol().c_str(), p.kriek_spec().c_str(), p.label().c_str());
+      std::printf("%s\t%s\t%s\n", p.kriek_packed_symbol().c_str(), p.kriek_packed_spec().c_str(), p.label().c_str());
+    }
     return 0;
   }
   // Libraries that allocate buffers inside every call (Eigen's packing, oneDNN's gemm:jit) would otherwise have
@@ -262,6 +264,7 @@ int main(int argc, char** argv) {
   bool any_wrong = false;
   if (!o.label.empty() && runners.size() > 1) usage(argv[0], "--label needs an executable with one runner");
   if (!o.kriek_so.empty() || !o.kriek_lib.empty()) runners.push_back(make_kriek_runner(o));
+  if (!o.kriek_lib.empty()) runners.push_back(make_kriek_runner(o, true));
   std::printf("# %s, %d thread(s), median of %d reps (each >= %.0f ms); timings exclude each runner's prepare()\n",
               o.process.c_str(), o.threads, o.reps, o.min_rep_ms);
   for (const Problem& p : o.problems) {
@@ -272,7 +275,7 @@ int main(int argc, char** argv) {
     std::vector<Result> results;
     for (RunnerPtr& r : runners) {
       if (!r->handles(p.op)) continue;
-      bool is_kriek = r->name() == "kriek";
+      bool is_kriek = r->name().rfind("kriek", 0) == 0;
       // A kriek kernel computes one fixed size; a library of them skips the sizes it has no kernel for.
       if (is_kriek && !r->unsupported(p, o.threads).empty()) continue;
       Result res = measure(*r, p, A, B, C, o);

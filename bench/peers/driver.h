@@ -66,7 +66,7 @@ struct Options {
 std::vector<RunnerPtr> peer_runners(const Options& opts);
 
 /// The runner of a kriek kernel loaded from opts.kriek_so; defined in kriek_runner.cpp.
-RunnerPtr make_kriek_runner(const Options& opts);
+RunnerPtr make_kriek_runner(const Options& opts, bool packed = false);
 
 /// Allocates n floats aligned to 64 bytes (a cache line and a zmm register), freed by free_aligned.
 float* alloc_aligned(std::size_t n);

@@ -6,10 +6,15 @@
 //   --kriek-lib PATH   a library of kernels named by Problem::kriek_symbol() (kriek_matmul_MxK_KxN_f32, ...; see
 //                      scripts/kriek_library.sh), each with an optional _t<threads> variant that is preferred for
 //                      that thread count (a serial kernel for 1 thread, say); problems without a kernel are skipped.
+// A library may also hold each problem's kernel for B pre-packed (Problem::kriek_packed_symbol: the filters or
+// the rhs in output-column panels, kriek_pack_block() wide, the layout kriek's own search packs into): the
+// runner "kriek-packed" packs B once in prepare() (untimed, as oneDNN's packed variants
+// reorder theirs) and races that kernel.
 #include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "driver.h"
 
@@ -20,9 +25,9 @@ using KriekKernel = void (*)(const float*, const float*, float*);
 
 class KriekRunner final : public Runner {
  public:
-  explicit KriekRunner(const Options& o)
+  KriekRunner(const Options& o, bool packed)
       : path_(o.kriek_lib.empty() ? o.kriek_so : o.kriek_lib), symbol_(o.kriek_symbol), size_(o.kriek_problem),
-        library_(!o.kriek_lib.empty()) {
+        library_(!o.kriek_lib.empty()), packed_(packed) {
     // RTLD_LOCAL: the kernel's own symbols never interpose on the peer library in this process. RTLD_NODELETE:
     // an OpenMP runtime the kernels pulled in keeps threads parked in its code until the process ends.
     handle_ = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -40,13 +45,19 @@ class KriekRunner final : public Runner {
   }
   ~KriekRunner() override { dlclose(handle_); }
 
-  std::string name() const override { return "kriek"; }
+  std::string name() const override { return packed_ ? "kriek-packed" : "kriek"; }
   bool handles(Op) const override { return true; }
   std::string kernel() const override { return symbol_; }
+  std::string excluded() const override {
+    return packed_ ? std::string("packing of ") + (size_.op == Op::conv ? "the filters" : "B") + " into " +
+                         std::to_string(kriek_pack_block()) + "-column panels"
+                   : "";
+  }
   std::string unsupported(const Problem& p, int threads) const override {
     if (library_) {
-      if (find(p.kriek_symbol() + "_t" + std::to_string(threads)) || find(p.kriek_symbol())) return "";
-      return "no kernel " + p.kriek_symbol() + " in " + path_;
+      const std::string base = symbol_of(p);
+      if (find(base + "_t" + std::to_string(threads)) || find(base)) return "";
+      return "no kernel " + base + " in " + path_;
     }
     (void)threads;  // the kernel decides its own threading (OpenMP pragmas in the emitted C)
     if (!(p == size_)) return "kernel " + symbol_ + " computes " + size_.text() + " only";
@@ -54,15 +65,32 @@ class KriekRunner final : public Runner {
   }
   void prepare(const Problem& p, const float* A, const float* B, float* C, int threads) override {
     A_ = A, B_ = B, C_ = C;
+    size_ = p;
     if (library_) {
-      symbol_ = p.kriek_symbol() + "_t" + std::to_string(threads);
+      symbol_ = symbol_of(p) + "_t" + std::to_string(threads);
       fn_ = find(symbol_);
-      if (!fn_) fn_ = find(symbol_ = p.kriek_symbol());
+      if (!fn_) fn_ = find(symbol_ = symbol_of(p));
     }
+    if (packed_) B_ = pack(p, B);
   }
+  void release() override { std::vector<float>().swap(packed_b_); }
   void run() override { fn_(A_, B_, C_); }
 
  private:
+  std::string symbol_of(const Problem& p) const { return packed_ ? p.kriek_packed_symbol() : p.kriek_symbol(); }
+
+  /// B as kriek's blocked layout on its last dimension (blk<last>:b): B seen as R rows of N columns (R = the
+  /// product of the other dimensions: K, batch·K, or FH·FW·C), element (r, n) at ((n / b)·R + r)·b + n % b, the
+  /// columns padded to a multiple of b with zeros.
+  const float* pack(const Problem& p, const float* B) {
+    const std::size_t n = static_cast<std::size_t>(p.N), rows = p.b_size() / n;
+    const std::size_t b = static_cast<std::size_t>(kriek_pack_block()), panels = (n + b - 1) / b;
+    packed_b_.assign(panels * rows * b, 0.0f);
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t c = 0; c < n; ++c) packed_b_[((c / b) * rows + r) * b + c % b] = B[r * n + c];
+    return packed_b_.data();
+  }
+
   KriekKernel find(const std::string& symbol) const {
     return reinterpret_cast<KriekKernel>(dlsym(handle_, symbol.c_str()));
   }
@@ -70,6 +98,8 @@ class KriekRunner final : public Runner {
   std::string path_, symbol_;
   Problem size_;
   bool library_ = false;
+  bool packed_ = false;
+  std::vector<float> packed_b_;
   void* handle_ = nullptr;
   KriekKernel fn_ = nullptr;
   const float *A_ = nullptr, *B_ = nullptr;
@@ -78,6 +108,6 @@ class KriekRunner final : public Runner {
 
 }  // namespace
 
-RunnerPtr make_kriek_runner(const Options& opts) { return std::make_unique<KriekRunner>(opts); }
+RunnerPtr make_kriek_runner(const Options& opts, bool packed) { return std::make_unique<KriekRunner>(opts, packed); }
 
 }  // namespace bench

@@ -130,6 +130,31 @@ std::string Problem::kriek_spec() const {
   return "";
 }
 
+int kriek_pack_block() { return __builtin_cpu_supports("avx512f") ? 16 : 8; }
+
+std::string Problem::kriek_packed_spec() const {
+  // The long form: each operand "SHAPE f32 GL LAYOUT", B blocked on its last dimension. (An ostringstream: GCC 12
+  // warns falsely (-Wrestrict) on strings assembled from literals here.)
+  std::ostringstream s;
+  const int block = kriek_pack_block();
+  switch (op) {
+    case Op::matmul: {
+      const bool b = batch > 1;
+      s << "matmul (" << (b ? join({batch, M, K}) : join({M, K})) << " f32 GL row, "
+        << (b ? join({batch, K, N}) : join({K, N})) << " f32 GL blk" << (b ? 2 : 1) << ":" << block << " -> "
+        << (b ? join({batch, M, N}) : join({M, N})) << " f32 GL row)";
+      break;
+    }
+    case Op::conv: {
+      const std::string spec = kriek_spec();
+      s << spec.substr(0, spec.find(' ')) << " (" << join({batch, H, W, C}) << " f32 GL row, " << join({FH, FW, C, N})
+        << " f32 GL blk3:" << block << " -> " << join({batch, OH, OW, N}) << " f32 GL row)";
+      break;
+    }
+  }
+  return s.str();
+}
+
 std::string Problem::kriek_symbol() const {
   switch (op) {
     case Op::matmul:

@@ -35,9 +35,18 @@ struct Problem {
   /// The entry point a kriek kernel library holds for this problem: kriek_matmul_MxK_KxN_f32 (as `kriek emit`
   /// names a matmul), kriek_matmul_BxMxK_BxKxN_f32, kriek_conv_NxHxWxC_FHxFWxCxF[_sS][_pP]_f32.
   std::string kriek_symbol() const;
+  /// The same problem with B pre-packed: the filters (or the rhs) in kriek's blocked layout on their last
+  /// dimension, kriek_pack_block() columns per panel (oneDNN's Ohwi8o/16o for filters), in the long spec form;
+  /// its kernel is kriek_symbol() + "_pk".
+  std::string kriek_packed_spec() const;
+  std::string kriek_packed_symbol() const { return kriek_symbol() + "_pk"; }
 
   friend bool operator==(const Problem& a, const Problem& b) { return a.text() == b.text(); }
 };
+
+/// The panel width of pre-packed B: one vector of f32 on this host (16 with AVX-512, else 8), the panels kriek's
+/// search packs into itself, so a search for the packed problem shares its Specs with the plain one's.
+int kriek_pack_block();
 
 /// Parses the command-line form (see Problem::text, with an optional "NAME=" prefix); returns false on malformed
 /// text or a convolution that does not fit (stride 0, padding not smaller than the filter, filter larger than the

@@ -18,7 +18,7 @@ import sys
 from collections import OrderedDict
 
 # Table order: the bar first (forced AVX-512 builds), then what users get, then baselines; kriek leads.
-ORDER = ["kriek", "libxsmm", "onednn-packedB", "onednn-packedW", "onednn", "openblas-forced", "openblas",
+ORDER = ["kriek", "kriek-packed", "libxsmm", "onednn-packedB", "onednn-packedW", "onednn", "openblas-forced", "openblas",
          "blis-forced", "blis", "eigen", "naive"]
 ONEDNN = ("onednn", "onednn-packedB", "onednn-packedW")
 
@@ -119,9 +119,14 @@ def search_table(path, names):
             if r["status"] != "ok":
                 return f"{r['status']} ({r['search_s']} s, {r['peak_rss_mib']} MiB)"
             return f"{float(r['search_s']):.1f} s, {r['peak_rss_mib']} MiB, {r['specs_solved'] or '?'} Specs"
-        cells = [fmt(r) for r in by[s]] + ["–"] * (2 - len(by[s]))
-        body.append((s, cells[:2]))
-    out += table("problem", ["parallel", "serial (_t1)"], body)
+        # Per problem: the kernel for B as given, then the one for B pre-packed (_pk), each parallel then serial.
+        plain = [r for r in by[s] if not r["symbol"].split("_t1")[0].endswith("_pk")]
+        packed = [r for r in by[s] if r["symbol"].split("_t1")[0].endswith("_pk")]
+        cells = []
+        for group in (plain, packed):
+            cells += [fmt(r) for r in group[:2]] + ["–"] * (2 - len(group[:2]))
+        body.append((s, cells))
+    out += table("problem", ["parallel", "serial (_t1)", "B packed, parallel", "B packed, serial"], body)
     notes = [r["note"] for r in rows if r["note"] and r["status"] == "unsupported"]
     if notes:
         out.append(f"\nunsupported = kriek cannot state the problem yet ({len(notes)}; the first said: {notes[0]})")
