@@ -128,29 +128,34 @@ std::vector<std::vector<ViewDim>> as_matmul_views(const Spec& spec) {
   const ViewDim channels = g.rank >= 3 ? ViewDim{g.rank - 1, 1} : ViewDim{g.row_dim, 1};
   const ViewDim filter_channels = g.rank >= 3 ? ViewDim{2, 1} : ViewDim{0, 1};
   const std::size_t filter_out = spec.input(1).rank() - 1;
-  return {{ViewDim{col, g.stride[1]}, channels},
+  // Several output rows (or images) are one run of M through the dense image and output (to_matmul's
+  // precondition 4), walked as one flattened dimension.
+  const std::size_t spans = g.batch * g.oh > 1 ? col : 0;
+  return {{ViewDim{col, g.stride[1], spans}, channels},
           {filter_channels, ViewDim{filter_out, 1}},
-          {ViewDim{col, 1}, ViewDim{spec.output().rank() - 1, 1}}};
+          {ViewDim{col, 1, spans}, ViewDim{spec.output().rank() - 1, 1}}};
 }
 
 Spec as_matmul_child_spec(const Spec& spec) {
   const auto& conv = std::get<Conv>(spec.op);
   const ConvGeometry g = conv_geometry(conv, spec.input(0).shape, spec.input(1).shape);
-  KRIEK_ASSERT(!conv.padded() && g.fh == 1 && g.fw == 1 && g.batch == 1 && g.oh == 1,
-               "as_matmul needs a 1x1 window, no padding and one output row");
+  const std::int64_t rows = g.batch * g.oh * g.ow;
   const TensorSpec& img = spec.input(0);
   const TensorSpec& f = spec.input(1);
   const TensorSpec& out = spec.output();
+  KRIEK_ASSERT(!conv.padded() && g.fh == 1 && g.fw == 1 &&
+                   (rows == g.ow || (g.stride == std::array<std::int64_t, 2>{1, 1} && img.contiguous && out.contiguous)),
+               "as_matmul needs a 1x1 window, no padding, and one output row or dense rows of stride 1");
   Spec m{Matmul{conv.accumulate}, {img, f, out}, spec.serial_only};
   TensorSpec& lhs = m.operands[0];
-  lhs.shape = {g.ow, g.c};
+  lhs.shape = {rows, g.c};
   lhs.layout = Layout::row_major();
-  lhs.contiguous = img.contiguous && (g.stride[1] == 1 || g.ow == 1);
+  lhs.contiguous = img.contiguous && (g.stride[1] == 1 || rows == 1);
   TensorSpec& rhs = m.operands[1];
   rhs.shape = {g.c, g.f};
   rhs.layout = f.layout.kind == Layout::Kind::blocked ? Layout::blocked(1, f.layout.block) : Layout::row_major();
   TensorSpec& o = m.operands[2];
-  o.shape = {g.ow, g.f};
+  o.shape = {rows, g.f};
   o.layout = Layout::row_major();
   return m;
 }

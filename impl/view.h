@@ -14,13 +14,16 @@
 
 namespace kriek {
 
-inline constexpr std::size_t kMaxViewRank = 8;
-using Index = std::array<std::int64_t, kMaxViewRank>;
 
 /// How one dimension of a view walks its buffer: index i of it is `i * step` elements along buffer dimension `dim`.
+/// A walk that `spans` outer dimensions runs on past the end of `dim` into the `spans` buffer dimensions before it,
+/// as one row-major run: index i is the i-th position of the flattened dimensions (a conv's output rows and
+/// columns as one matmul M). It needs a row-major view that is dense over those dimensions (the caller's
+/// precondition): then a row-major offset, linear in every coordinate, wraps exactly into the next row.
 struct ViewDim {
   std::size_t dim = 0;
   std::int64_t step = 1;
+  std::size_t spans = 0;
   friend bool operator==(const ViewDim&, const ViewDim&) = default;
 };
 
@@ -61,10 +64,21 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
   out.dims.clear();
   for (std::size_t d = 0; d < map.size(); ++d) {
     const ViewDim& m = map[d];
-    KRIEK_ASSERT(m.dim < v.rank(), "reshape walks dimension ", m.dim, " of a rank-", v.rank(), " view");
-    KRIEK_ASSERT(shape[d] <= 1 || (shape[d] - 1) * m.step < v.shape[m.dim], "reshape dimension ", d, " of ", shape[d],
-                 " steps of ", m.step, " leaves the extent ", v.shape[m.dim]);
-    walked[m.dim] = true;
+    KRIEK_ASSERT(m.dim < v.rank() && m.spans <= m.dim, "reshape walks dimension ", m.dim, " (and ", m.spans,
+                 " before it) of a rank-", v.rank(), " view");
+    std::int64_t extent = 1;
+    for (std::size_t s = m.dim - m.spans; s <= m.dim; ++s) {
+      extent *= v.shape[s];
+      walked[s] = true;
+    }
+    KRIEK_ASSERT(shape[d] <= 1 || (shape[d] - 1) * m.step < extent, "reshape dimension ", d, " of ", shape[d],
+                 " steps of ", m.step, " leaves the extent ", extent);
+    if (m.spans > 0) {
+      KRIEK_ASSERT(v.dims.empty() && v.layout.kind == Layout::Kind::row_major,
+                   "a walk across dimensions needs a plain row-major view");
+      out.dims.push_back(m);
+      continue;
+    }
     const ViewDim inner = v.dims.empty() ? ViewDim{m.dim, 1} : v.dims[m.dim];
     out.dims.push_back(ViewDim{inner.dim, inner.step * m.step});
   }
@@ -76,27 +90,6 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
 
 /// A whole buffer of `shape` in `layout` starting at `data`.
 inline View whole_view(float* data, const Shape& shape, const Layout& layout = Layout::row_major());
-
-/// Calls f(index) for every index of `shape` in row-major order (once for rank 0).
-template <class F>
-void for_each_index(const Shape& shape, F&& f) {
-  KRIEK_ASSERT(shape.size() <= kMaxViewRank, "rank ", shape.size(), " exceeds ", kMaxViewRank);
-  for (auto e : shape) {
-    if (e <= 0) return;
-  }
-  Index index{};
-  while (true) {
-    f(static_cast<const std::int64_t*>(index.data()));
-    std::size_t d = shape.size();
-    while (d > 0) {
-      --d;
-      if (++index[d] < shape[d]) break;
-      index[d] = 0;
-      if (d == 0) return;
-    }
-    if (shape.empty()) return;
-  }
-}
 
 /// The view's elements, dense and row-major.
 inline std::vector<float> gather(const View& v);

@@ -50,7 +50,7 @@
 //     (a narrower tile only reaches the scalar direct_conv), and the output moves into a register level only as
 //     one unpadded output row of one image (to_matmul's M) or a single element (direct_conv);
 //     A pointwise conv (1x1 window, unpadded) tiles no output channels, slides nothing and moves only its
-//     filters: each output row is a matmul that tiles and packs the rest itself;
+//     filters: its dense rows (all of them, or one) are a matmul that tiles and packs the rest itself;
 //   - in registers: to_accum, then the filter rows by 1 and, once one row is left, the columns by 1 (a loop over
 //     the taps), then to_matmul, whose matmul[acc] the matmul search splits over the channels (K); no tile_out,
 //     slide or move (a register tile is cut before it moves in; packing inputs per register tile repeats the

@@ -18,9 +18,20 @@ std::optional<NotApplicable> to_matmul_fails(const ToMatmul&, const Spec& spec, 
   if (g.fh != 1 || g.fw != 1) {
     return not_applicable("to_matmul", 3, "the filter window is ", g.fh, "x", g.fw, ", not 1x1 (split its taps)");
   }
-  if (g.batch != 1 || g.oh != 1) {
-    return not_applicable("to_matmul", 4, "the output ", shape_text(spec.output().shape),
-                          " is not one row of one image");
+  // Several rows (or images) are one matmul M only where they form one run: stride 1, dense image and output.
+  if (g.batch * g.oh > 1) {
+    if (g.stride != std::array<std::int64_t, 2>{1, 1}) {
+      return not_applicable("to_matmul", 4, "the output ", shape_text(spec.output().shape),
+                            " is several rows and the stride is ", g.stride[0], "x", g.stride[1], ", not 1");
+    }
+    for (std::size_t i : {std::size_t{0}, std::size_t{2}}) {
+      // Row-major itself, not a layout that places this tile alike: the walk wraps through the whole buffer.
+      const TensorSpec& t = spec.operands[i];
+      if (!t.contiguous || t.layout.kind != Layout::Kind::row_major) {
+        return not_applicable("to_matmul", 4, "the output ", shape_text(spec.output().shape), " is several rows and the ",
+                              i == 0 ? "image" : "output", " is not dense and row-major");
+      }
+    }
   }
   for (std::size_t i : {std::size_t{0}, std::size_t{2}}) {
     const TensorSpec& t = spec.operands[i];

@@ -2,7 +2,9 @@
 // image and split has looped over the filter taps, a Conv is OW x F outputs, each the dot product of one image
 // pixel's C channels with a column of the C x F filters: matmul with M = OW, K = C, N = F over views of the
 // conv's operands (the image read every stride columns, the filters' unit dimensions dropped). This is how a
-// conv reaches the matmul micro-kernels (oneDNN's brgemm convolution does the same).
+// conv reaches the matmul micro-kernels (oneDNN's brgemm convolution does the same). Where the rows of a stride-1
+// conv lie in one dense run of image and output (a pointwise conv over whole rows), M = N·OH·OW flattens them
+// (oneDNN's 1x1 convolutions do the same): a 7x7 image is one M of 49, not seven of 7.
 #pragma once
 
 #include "sched/action.h"
@@ -13,7 +15,8 @@ namespace kriek {
 ///   (1) the op is Conv;
 ///   (2) it has no padding;
 ///   (3) its filter window is 1x1 (FH = FW = 1);
-///   (4) its output is one row of one image (extent 1 in the batch and row dimensions);
+///   (4) its output is one row of one image (extent 1 in the batch and row dimensions), or its stride is 1 and
+///       its image and output are dense (contiguous) and row-major, so its rows are one run;
 ///   (5) the image and the output are row-major, the filters row-major or blocked on their output channels
 ///       (their last dimension, oneDNN's Ohwi8o and kin).
 /// One AsMatmul node whose child is the matmul (matmul[acc] when the conv accumulates).

@@ -6,6 +6,7 @@
 #include "helpers.h"
 #include "impl/printer.h"
 #include "sched/schedule.h"
+#include "sched/to_matmul.h"
 #include "spec/text.h"
 
 using namespace kriek;
@@ -90,10 +91,21 @@ TEST_CASE("to_matmul (3): a 1x1 window", "[sched][to_matmul]") {
              Contains("to_matmul (3): the filter window is 3x1, not 1x1"));
 }
 
-TEST_CASE("to_matmul (4): one output row of one image", "[sched][to_matmul]") {
-  CHECK_THAT(reason(ToMatmul{}, conv({1, 2, 5, 8}, {1, 1, 8, 4})),
-             Contains("to_matmul (4): the output 1x2x5x4 is not one row of one image"));
-  CHECK_THAT(reason(ToMatmul{}, conv({2, 1, 5, 8}, {1, 1, 8, 4})), Contains("to_matmul (4)"));
+TEST_CASE("to_matmul (4): one output row of one image, or dense rows of stride 1", "[sched][to_matmul]") {
+  Spec s = conv({1, 2, 5, 8}, {1, 1, 8, 4});
+  CHECK_FALSE(to_matmul_fails(ToMatmul{}, s, avx512()));
+  s.operands[0].contiguous = false;
+  CHECK_THAT(reason(ToMatmul{}, s), Contains("to_matmul (4): the output 1x2x5x4 is several rows and the image is not dense and row-major"));
+  s.operands[0].contiguous = true;
+  s.operands[0].layout = Layout::blocked(3, 8);  // placed as row-major in this tile, but not its buffer
+  CHECK_THAT(reason(ToMatmul{}, s), Contains("to_matmul (4): the output 1x2x5x4 is several rows and the image is not dense"));
+  s = conv({2, 1, 5, 8}, {1, 1, 8, 4});
+  s.operands[2].contiguous = false;
+  CHECK_THAT(reason(ToMatmul{}, s), Contains("to_matmul (4): the output 2x1x5x4 is several rows and the output is not dense and row-major"));
+  CHECK_THAT(reason(ToMatmul{}, strided({1, 3, 5, 8}, {1, 1, 8, 4}, 2, 0)),
+             Contains("to_matmul (4): the output 1x2x3x4 is several rows and the stride is 2x2, not 1"));
+  // One row of a strided conv needs no run across rows.
+  CHECK_FALSE(to_matmul_fails(ToMatmul{}, strided({1, 1, 5, 8}, {1, 1, 8, 4}, 2, 0), avx512()));
 }
 
 TEST_CASE("to_matmul (5): row-major image and output, filters row-major or in output-channel panels", "[sched][to_matmul]") {
@@ -121,6 +133,26 @@ TEST_CASE("to_matmul makes the matmul of a 1x1 window over strided image rows", 
   const Spec r2 = conv({1, 6}, {1, 1, 3}, false);
   CHECK(text(applied(ToMatmul{}, r2)->children[0]->spec) == "matmul (6x1 f32 GL row, 1x3 f32 GL row -> 6x3 f32 GL row)");
   CHECK(interprets_reference(schedule(r2, avx512()).apply(ToMatmul{}).complete().impl(), rng));
+}
+
+TEST_CASE("to_matmul flattens the dense rows of a pointwise conv into one M", "[sched][to_matmul]") {
+  // Two images of 3x5 pixels: M = 2*3*5 = 30 rows of the matmul, walked across rows and images.
+  const Spec s = conv({2, 3, 5, 8}, {1, 1, 8, 16}, true);
+  const ImplPtr n = applied(ToMatmul{}, s);
+  CHECK(text(n->children[0]->spec) == "matmul[acc] (30x8 f32 GL row, 8x16 f32 GL row -> 30x16 f32 GL row)");
+  std::mt19937_64 rng(test_seed(10));
+  CHECK(interprets_reference(schedule(s, avx512()).apply(ToMatmul{}).complete().impl(), rng));
+  // A tile of whole rows inside a taller image (dense, at an origin past the first row), then the matmul tiled
+  // so that its register rows straddle image rows.
+  const Spec big = conv({1, 6, 5, 8}, {1, 1, 8, 16}, false);
+  const ImplPtr tiled = schedule(big, avx512())
+                            .apply(TileOut{{1, 3, 5, 16}, false})
+                            .apply(ToMatmul{})
+                            .apply(TileOut{{4, 16}, false})
+                            .complete()
+                            .impl();
+  CHECK(interprets_reference(tiled, rng));
+  CHECK_THAT(print_impl(tiled), Contains("as_matmul (imgTV: 15x8 <- imgT"));
 }
 
 TEST_CASE("pad_image (1): conv only", "[sched][pad_image]") {

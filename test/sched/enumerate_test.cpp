@@ -125,8 +125,11 @@ TEST_CASE("enumerate: the conv path (memory stage, then taps one at a time in re
   CHECK(only<Slide>(pointwise).empty());
   CHECK_FALSE(only<MoveTo>(pointwise).empty());
   for (const MoveTo& m : only<MoveTo>(pointwise)) CHECK(m.operand == 1);
-  CHECK_FALSE(contains(pointwise, Action{ToMatmul{}}));  // four rows: tile them first
+  CHECK(contains(pointwise, Action{ToMatmul{}}));  // four dense rows: one matmul of M = 40
   CHECK(contains(enumerate_actions(conv({1, 1, 10, 8}, {1, 1, 8, 32}), t), Action{ToMatmul{}}));
+  Spec gaps = conv({1, 4, 10, 8}, {1, 1, 8, 32});
+  gaps.operands[0].contiguous = false;  // rows with gaps between them: tile them first
+  CHECK_FALSE(contains(enumerate_actions(gaps, t), Action{ToMatmul{}}));
   // A conv with an elementwise epilogue is tiled and packed like its conv.
   const auto fused = enumerate_actions(
       compose({Conv{}, Binary{BinaryOp::add}, Unary{}}, {{1, 6, 10, 8}, {3, 3, 8, 32}, {1, 1, 1, 32}}), t);
