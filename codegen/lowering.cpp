@@ -302,7 +302,7 @@ Lowered lower(const ImplNode& root, const std::vector<CView>& ops, const Target&
 std::vector<CView> root_views(const Spec& spec, const std::vector<std::string>& names) {
   std::vector<CView> ops;
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
-    ops.push_back(whole(Storage::memory, names[i], spec.operands[i].shape, Layout::row_major()));
+    ops.push_back(whole(Storage::memory, names[i], spec.operands[i].shape, spec.operands[i].layout));
   }
   return ops;
 }

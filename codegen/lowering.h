@@ -71,8 +71,8 @@ struct Lowered {
 /// Lowers `root` on `ops` (the root operands' views, inputs then the output) into `emitter`.
 Lowered lower(const ImplNode& root, const std::vector<CView>& ops, const Target& target, Emitter& emitter);
 
-/// The root operands as dense row-major arrays in memory named `names`, whatever layout the root Spec names (as
-/// interpret() does): what every entry point takes.
+/// The root operands as arrays in memory named `names`, each in the layout its Spec declares (as interpret()
+/// takes them): what every entry point takes.
 std::vector<CView> root_views(const Spec& spec, const std::vector<std::string>& names);
 
 /// Checks that `impl` can be generated: complete (else a UserError naming its first hole) and all f32.

@@ -287,7 +287,10 @@ void interpret(const ImplPtr& impl, std::span<float* const> operands, InterpretS
   KRIEK_ASSERT(operands.size() == impl->spec.operands.size(), "the Spec has ", impl->spec.operands.size(),
                " operands, ", operands.size(), " buffers given");
   std::vector<View> views;
-  for (std::size_t i = 0; i < operands.size(); ++i) views.push_back(whole_view(operands[i], impl->spec.operands[i].shape));
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const TensorSpec& t = impl->spec.operands[i];
+    views.push_back(whole_view(operands[i], t.shape, t.layout));
+  }
   Interpreter(stats).run(*impl, views);
 }
 

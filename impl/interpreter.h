@@ -20,9 +20,9 @@ struct InterpretStats {
   std::int64_t buffers = 0;
 };
 
-/// Runs `impl` on `operands`: one buffer per operand of the root Spec, dense and row-major in its logical shape
-/// (the convention of reference(); the root operands' declared layouts play no part). The output is read first
-/// when the Spec accumulates. Parallel loops run serially.
+/// Runs `impl` on `operands`: one buffer per operand of the root Spec, in the operand's declared layout (dense and
+/// row-major for a row-major operand, as reference() takes; random_operands makes such buffers). The output is
+/// read first when the Spec accumulates. Parallel loops run serially.
 void interpret(const ImplPtr& impl, std::span<float* const> operands);
 /// The same, adding the movement counts to `stats`.
 void interpret(const ImplPtr& impl, std::span<float* const> operands, InterpretStats& stats);

@@ -16,18 +16,39 @@ std::vector<float*> Operands::pointers() {
   return out;
 }
 
+std::vector<float> to_layout(const TensorSpec& t, const std::vector<float>& dense, float padding) {
+  KRIEK_ASSERT(static_cast<std::int64_t>(dense.size()) == t.elements(), "to_layout of ", dense.size(),
+               " values for ", t.elements(), " elements");
+  if (t.dense_row_major()) return dense;
+  std::vector<float> out(static_cast<std::size_t>(t.layout.buffer_elements(t.shape)), padding);
+  std::size_t next = 0;
+  for_each_index(t.shape, [&](const std::int64_t* i) { out[static_cast<std::size_t>(t.layout.offset(t.shape, i))] = dense[next++]; });
+  return out;
+}
+
+std::vector<float> from_layout(const TensorSpec& t, const std::vector<float>& buffer) {
+  KRIEK_ASSERT(static_cast<std::int64_t>(buffer.size()) == t.layout.buffer_elements(t.shape), "from_layout of ",
+               buffer.size(), " values for a buffer of ", t.layout.buffer_elements(t.shape));
+  if (t.dense_row_major()) return buffer;
+  std::vector<float> out;
+  out.reserve(static_cast<std::size_t>(t.elements()));
+  for_each_index(t.shape, [&](const std::int64_t* i) { out.push_back(buffer[static_cast<std::size_t>(t.layout.offset(t.shape, i))]); });
+  return out;
+}
+
 Operands random_operands(const Spec& spec, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   Operands ops;
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
-    const auto n = static_cast<std::size_t>(spec.operands[i].elements());
+    const TensorSpec& t = spec.operands[i];
     const bool output = i + 1 == spec.operands.size();
-    std::vector<float> b(n, std::numeric_limits<float>::quiet_NaN());
+    std::vector<float> b(static_cast<std::size_t>(t.elements()), std::numeric_limits<float>::quiet_NaN());
     if (!output || accumulates(spec.op)) {
       for (float& x : b) x = uniform(rng);
     }
-    ops.buffers.push_back(std::move(b));
+    ops.buffers.push_back(to_layout(t, b, output ? std::numeric_limits<float>::quiet_NaN() : 0.0f));
+    ops.dense.push_back(std::move(b));
   }
   return ops;
 }
@@ -35,12 +56,12 @@ Operands random_operands(const Spec& spec, std::uint64_t seed) {
 Verification check_against_reference(const Spec& spec, std::uint64_t seed,
                                      const std::function<void(const std::vector<float*>&)>& implementation) {
   Operands ops = random_operands(spec, seed);
-  std::vector<float> expected = ops.buffers.back();
+  std::vector<float> expected = ops.dense.back();
   std::vector<const float*> inputs;
-  for (std::size_t i = 0; i + 1 < ops.buffers.size(); ++i) inputs.push_back(ops.buffers[i].data());
+  for (std::size_t i = 0; i + 1 < ops.dense.size(); ++i) inputs.push_back(ops.dense[i].data());
   reference(spec, inputs, expected.data());
   implementation(ops.pointers());
-  const std::vector<float>& got = ops.buffers.back();
+  const std::vector<float> got = from_layout(spec.output(), ops.buffers.back());
   Verification v;
   double scale = 1;
   for (float e : expected) scale = std::max(scale, static_cast<double>(std::fabs(e)));

@@ -31,6 +31,10 @@ struct TensorSpec {
 
   std::size_t rank() const { return shape.size(); }
   std::int64_t elements() const { return volume(shape); }
+  /// A buffer of its own layout holds exactly its elements, dense and row-major (the arrays reference() takes).
+  bool dense_row_major() const {
+    return layout.same_placement(Layout::row_major(), shape) && layout.buffer_elements(shape) == elements();
+  }
   /// Bytes the tensor's own buffer would take, padding of blocked layouts included.
   std::int64_t bytes() const { return layout.buffer_elements(shape) * static_cast<std::int64_t>(dtype_bytes(dtype)); }
   /// Elements of one gap-free run: all of them when contiguous, else a row along the innermost dimension (cut at

@@ -41,6 +41,15 @@ std::string hex(std::uint64_t v) {
   return out.str();
 }
 
+/// How an operand's elements lie in its array, for the header: "dense row-major", or the layout and the elements
+/// its array holds (a blocked layout pads its blocked dimension).
+std::string layout_description(const TensorSpec& t) {
+  if (t.dense_row_major()) return "dense row-major";
+  std::ostringstream s;
+  s << "layout " << layout_text(t.layout) << " (" << t.layout.buffer_elements(t.shape) << " elements)";
+  return s.str();
+}
+
 }  // namespace
 
 std::string library_header(const LibraryOptions& options, const std::vector<LibraryKernel>& kernels,
@@ -51,7 +60,8 @@ std::string library_header(const LibraryOptions& options, const std::vector<Libr
   h << "/* " << options.name << ".h: " << kernels.size() << " kernels synthesized by kriek " << KRIEK_VERSION
     << " from " << options.list_file << " for target " << target.name << " (" << isa_name(target.isa)
     << "). Generated: do not edit.\n"
-    << " * Every operand is a dense row-major float array; inputs come first, the output last. Kernels are\n"
+    << " * Every operand is a float array in the layout its comment gives (row-major unless its Spec names another);\n"
+    << " * inputs come first, the output last. Kernels are\n"
     << " * thread-safe: each calling thread gets its own workspace, allocated on its first call. */\n"
     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
     << "#ifdef __cplusplus\n#define " << restrict_macro << " __restrict\nextern \"C\" {\n#else\n#define "
@@ -62,7 +72,7 @@ std::string library_header(const LibraryOptions& options, const std::vector<Libr
     for (std::size_t i = 0; i < spec.operands.size(); ++i) {
       const TensorSpec& t = spec.operands[i];
       h << " *   " << (i + 1 == spec.operands.size() ? "out " : "in  ") << k.source.parameters.at(i) << ": "
-        << shape_text(t.shape) << " " << dtype_name(t.dtype) << ", dense row-major\n";
+        << shape_text(t.shape) << " " << dtype_name(t.dtype) << ", " << layout_description(t) << "\n";
     }
     h << " *   workspace: " << k.source.workspace_bytes << " bytes per calling thread; "
       << (k.source.uses_openmp ? "runs parallel (OpenMP threads)" : "runs on the calling thread") << "\n"

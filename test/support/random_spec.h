@@ -34,8 +34,19 @@ inline std::vector<float> random_data(std::mt19937_64& rng, std::int64_t n) {
 }
 
 /// A random valid Spec of op kind `kind` (0..7: matmul, conv, move, zero, relu, binary, reducesum, compose)
-/// with extents in [1, max_extent], every operand in GL row-major.
-inline Spec random_spec(std::mt19937_64& rng, int kind, std::int64_t max_extent) {
+/// with extents in [1, max_extent], every operand in GL row-major except, for a third of the matmuls and convs,
+/// a pre-packed B: the rhs (filters) blocked on its last dimension by 2, 4 or 8 columns, the layout its kernel
+/// takes (see prepacked).
+inline Spec random_spec(std::mt19937_64& rng, int kind, std::int64_t max_extent);
+
+/// `spec` with its second input (a matmul's rhs, a conv's filters) in output-column panels of `block`.
+inline Spec prepacked(Spec spec, std::uint32_t block) {
+  TensorSpec& b = spec.operands[1];
+  if (b.rank() >= 2) b.layout = Layout::blocked(static_cast<std::uint8_t>(b.rank() - 1), block);
+  return spec;
+}
+
+inline Spec random_spec_row_major(std::mt19937_64& rng, int kind, std::int64_t max_extent) {
   auto ext = [&](std::int64_t lo = 1) {
     return std::uniform_int_distribution<std::int64_t>(lo, std::max(lo, max_extent))(rng);
   };
@@ -96,6 +107,14 @@ inline Spec random_spec(std::mt19937_64& rng, int kind, std::int64_t max_extent)
                   {dense({m, k}), dense({k, n}), dense({1, n}), dense({m, n})}};
     }
   }
+}
+
+inline Spec random_spec(std::mt19937_64& rng, int kind, std::int64_t max_extent) {
+  Spec spec = random_spec_row_major(rng, kind, max_extent);
+  if ((kind == 0 || kind == 1) && std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
+    spec = prepacked(std::move(spec), 2u << std::uniform_int_distribution<int>(0, 2)(rng));
+  }
+  return spec;
 }
 
 inline constexpr int kOpKinds = 8;
