@@ -1,7 +1,8 @@
 // One segment file of a DP table, opened read-only with mmap: a sorted, immutable set of records (format.h).
-// A lookup binary-searches the fences and one index block and decompresses one page; a Cursor walks every
-// record in index order, a page at a time. Every block and page is checksummed before it is trusted, and every
-// read is bounds-checked, so a damaged file gives a TableError, not a crash.
+// A lookup asks the Bloom filter (segment_filter.h), and only when it passes binary-searches the fences and one
+// index block and decompresses one page; a Cursor walks every record in index order, a page at a time. Every
+// filter chunk, block and page is checksummed before it is trusted, and every read is bounds-checked, so a
+// damaged file gives a TableError, not a crash.
 #pragma once
 
 #include <atomic>
@@ -63,6 +64,9 @@ class Segment {
   std::uint64_t file_bytes() const { return size_; }
   const std::filesystem::path& file() const { return file_; }
 
+  /// False when no record has Spec hash `hash` (the Bloom filter; true for about 1% of absent hashes). Verifies
+  /// the filter chunk it reads (once per open segment, like index blocks). Thread-safe.
+  bool may_contain(std::uint64_t hash) const;
   /// The hash of record `i` (its index block must have been verified).
   std::uint64_t hash_at(std::uint64_t i) const;
   /// Verifies index block `block`'s checksum (once per open segment: the block cannot change under a mapping
@@ -82,8 +86,9 @@ class Segment {
   const char* data_ = nullptr;
   std::uint64_t size_ = 0;
   SegmentHeader header_;
-  /// One flag per index block: verified already.
+  /// One flag per index block, and per filter chunk: verified already.
   std::unique_ptr<std::atomic<bool>[]> verified_;
+  std::unique_ptr<std::atomic<bool>[]> filter_verified_;
 };
 
 /// "delete TABLE and run kriek synth --table TABLE again": the fix for a damaged or stale table.

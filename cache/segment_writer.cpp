@@ -16,6 +16,7 @@
 #include <cereal/archives/binary.hpp>
 #include <cereal/types/string.hpp>
 
+#include "cache/segment_filter.h"
 #include "spec/stable_hash.h"
 
 namespace kriek {
@@ -132,7 +133,11 @@ std::uint64_t SegmentWriter::finish(const std::filesystem::path& final_path) {
   h.fences_offset = (pages_end + 7) / 8 * 8;
   h.index_offset = h.fences_offset + 16 * h.block_count();
   h.page_table_offset = h.index_offset + 8 * h.entry_count;
-  h.file_size = h.page_table_offset + kPageEntryBytes * h.page_count;
+  h.filter_lines = filter_lines(h.entry_count);
+  const std::uint64_t chunks = filter_chunks(h.filter_lines);
+  const std::uint64_t filter_checksums_offset = h.page_table_offset + kPageEntryBytes * h.page_count;
+  h.filter_offset = (filter_checksums_offset + 8 * chunks + kFilterLineBytes - 1) / kFilterLineBytes * kFilterLineBytes;
+  h.file_size = h.filter_offset + kFilterLineBytes * h.filter_lines;
   h.created = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
   std::string fences, checksums;
@@ -150,12 +155,24 @@ std::uint64_t SegmentWriter::finish(const std::filesystem::path& final_path) {
     put_u32(table, p.first_entry);
     put_u64(table, p.checksum);
   }
-  h.fences_checksum = stable_hash(table, stable_hash(fences));
+  std::string filter(kFilterLineBytes * h.filter_lines, '\0'), filter_checksums;
+  for (const std::uint64_t hash : hashes_) {
+    filter_add(filter.data() + kFilterLineBytes * filter_line(hash, h.filter_lines), hash);
+  }
+  const std::size_t chunk_bytes = kFilterLineBytes * kFilterChunkLines;
+  for (std::uint64_t c = 0; c < chunks; ++c) {
+    put_u64(filter_checksums, stable_hash(std::string_view(filter).substr(c * chunk_bytes, chunk_bytes)));
+  }
+  h.fences_checksum = stable_hash(filter_checksums, stable_hash(table, stable_hash(fences)));
   const std::string padding(h.fences_offset - pages_end, '\0');
   out_->write(padding.data(), padding.size());
   out_->write(fences.data(), fences.size());
   out_->write(hashes_.data(), 8 * hashes_.size());
   out_->write(table.data(), table.size());
+  out_->write(filter_checksums.data(), filter_checksums.size());
+  const std::string filter_padding(h.filter_offset - filter_checksums_offset - filter_checksums.size(), '\0');
+  out_->write(filter_padding.data(), filter_padding.size());
+  out_->write(filter.data(), filter.size());
   out_->flush();
 
   const std::string header = header_bytes(h);
