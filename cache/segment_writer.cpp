@@ -1,4 +1,5 @@
-// The streaming segment writer (zstd pages, then fences, index and page table, header last) and the k-way merge.
+// The streaming segment writer (zstd pages compressed in parallel batches; then fences, index, page table and
+// filter; the header last) and the k-way merge.
 #include "cache/segment_writer.h"
 
 #include <fcntl.h>
@@ -15,6 +16,8 @@
 
 #include <cereal/archives/binary.hpp>
 #include <cereal/types/string.hpp>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
 
 #include "cache/segment_filter.h"
 #include "spec/stable_hash.h"
@@ -34,7 +37,26 @@ std::string header_bytes(const SegmentHeader& h) {
 void put_u64(std::string& s, std::uint64_t v) { s.append(reinterpret_cast<const char*>(&v), 8); }
 void put_u32(std::string& s, std::uint32_t v) { s.append(reinterpret_cast<const char*>(&v), 4); }
 
+/// Closed pages compressed together: enough to keep both cores busy, little memory.
+constexpr std::size_t kBatchPages = 16;
+
 }  // namespace
+
+/// One zstd context per thread that compresses pages (a context is reused from page to page; a page is one frame,
+/// so its bytes do not depend on the thread).
+struct SegmentWriter::Compressors {
+  explicit Compressors(int level)
+      : contexts([level] {
+          ZSTD_CCtx* c = ZSTD_createCCtx();
+          ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+          ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 0);
+          return c;
+        }) {}
+  ~Compressors() {
+    for (ZSTD_CCtx* c : contexts) ZSTD_freeCCtx(c);
+  }
+  tbb::enumerable_thread_specific<ZSTD_CCtx*> contexts;
+};
 
 /// Buffered writes to the temporary file that throw UserError naming it on failure.
 struct SegmentWriter::Out {
@@ -80,9 +102,7 @@ struct SegmentWriter::Out {
 SegmentWriter::SegmentWriter(std::filesystem::path temp, TableIdentity identity, int level, std::uint64_t fail_after)
     : temp_(std::move(temp)), identity_(std::move(identity)) {
   out_ = std::make_unique<Out>(temp_, fail_after);
-  zstd_ = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(static_cast<ZSTD_CCtx*>(zstd_), ZSTD_c_compressionLevel, level);
-  ZSTD_CCtx_setParameter(static_cast<ZSTD_CCtx*>(zstd_), ZSTD_c_checksumFlag, 0);
+  zstd_ = std::make_unique<Compressors>(level);
   // Room for the prefix and header, written last: every header field but the name has a fixed width.
   SegmentHeader h;
   h.identity = identity_;
@@ -93,7 +113,6 @@ SegmentWriter::SegmentWriter(std::filesystem::path temp, TableIdentity identity,
 }
 
 SegmentWriter::~SegmentWriter() {
-  ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_));
   out_.reset();
   if (!finished_) ::unlink(temp_.c_str());
 }
@@ -107,23 +126,40 @@ void SegmentWriter::add(std::uint64_t hash, std::string_view record) {
 
 void SegmentWriter::flush_page() {
   if (page_.empty()) return;
-  std::string packed(ZSTD_compressBound(page_.size()), '\0');
-  const std::size_t n = ZSTD_compress2(static_cast<ZSTD_CCtx*>(zstd_), packed.data(), packed.size(), page_.data(),
-                                       page_.size());
-  KRIEK_ASSERT(!ZSTD_isError(n), "zstd: ", ZSTD_getErrorName(n));
-  packed.resize(n);
-  const std::uint64_t offset = pages_offset_ + (out_->written + out_->buffer.size() - pages_offset_);
-  pages_.push_back({offset, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(page_first_),
-                    stable_hash(packed)});
-  out_->write(packed.data(), packed.size());
+  batch_.push_back(std::move(page_));
+  batch_first_.push_back(page_first_);
   page_first_ = hashes_.size();
   page_.clear();
+  page_.reserve(2 * kPageBytes);
+  if (batch_.size() == kBatchPages) write_batch();
+}
+
+void SegmentWriter::write_batch() {
+  std::vector<std::string> packed(batch_.size());
+  std::vector<std::uint64_t> checksums(batch_.size());
+  tbb::parallel_for(std::size_t{0}, batch_.size(), [&](std::size_t i) {
+    packed[i].resize(ZSTD_compressBound(batch_[i].size()));
+    const std::size_t n = ZSTD_compress2(zstd_->contexts.local(), packed[i].data(), packed[i].size(),
+                                         batch_[i].data(), batch_[i].size());
+    KRIEK_ASSERT(!ZSTD_isError(n), "zstd: ", ZSTD_getErrorName(n));
+    packed[i].resize(n);
+    checksums[i] = stable_hash(packed[i]);
+  });
+  for (std::size_t i = 0; i < batch_.size(); ++i) {
+    const std::uint64_t offset = out_->written + out_->buffer.size();
+    pages_.push_back({offset, static_cast<std::uint32_t>(packed[i].size()),
+                      static_cast<std::uint32_t>(batch_first_[i]), checksums[i]});
+    out_->write(packed[i].data(), packed[i].size());
+  }
+  batch_.clear();
+  batch_first_.clear();
 }
 
 std::uint64_t SegmentWriter::finish(const std::filesystem::path& final_path) {
   KRIEK_ASSERT(!finished_, "a segment finished twice");
   KRIEK_ASSERT(hashes_.size() < (std::uint64_t{1} << 32), "a segment of ", hashes_.size(), " records");
   flush_page();
+  write_batch();
   SegmentHeader h;
   h.identity = identity_;
   h.entry_count = hashes_.size();
@@ -185,13 +221,12 @@ std::uint64_t SegmentWriter::finish(const std::filesystem::path& final_path) {
   if (::pwrite(out_->fd, prefix.data(), prefix.size(), 0) != static_cast<ssize_t>(prefix.size())) {
     user_error("cannot write ", temp_.string(), ": ", std::strerror(errno));
   }
-  if (::fsync(out_->fd) != 0) user_error("cannot sync ", temp_.string(), ": ", std::strerror(errno));
+  if (::fdatasync(out_->fd) != 0) user_error("cannot sync ", temp_.string(), ": ", std::strerror(errno));
   out_.reset();
   if (::rename(temp_.c_str(), final_path.c_str()) != 0) {
     user_error("cannot rename ", temp_.string(), " to ", final_path.string(), ": ", std::strerror(errno));
   }
   finished_ = true;
-  fsync_directory(final_path.parent_path());
   return h.file_size;
 }
 

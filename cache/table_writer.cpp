@@ -132,6 +132,7 @@ WriteSummary TableWriter::commit(bool keep_existing, std::uint64_t fail_after_by
   }
   const WrittenSegment written = write_segment(path_, identity_, sources, !keep_existing,
                                                keep_existing ? kSaveLevel : kFoldLevel, fail_after_bytes);
+  if (!replaced.empty()) fsync_directory(path_);  // the new segment's name is on disk before theirs go
   for (const auto& file : replaced) {
     std::error_code ec;
     std::filesystem::remove(file, ec);

@@ -1,5 +1,5 @@
 // Writing to a DP table: what a writer adds becomes one new segment of the table's directory (table_dir.h),
-// written to a temporary file, fsynced and renamed, so a crash or a kill mid-write leaves the table as it was,
+// written to a temporary file, synced and renamed, so a crash or a kill mid-write leaves the table as it was,
 // and a save costs O(Specs added), never a rewrite of the table. Writers never wait for each other: two
 // processes saving at once each add a segment of their own. Past kMaxSegments segments, a commit compacts
 // (compaction.h).
