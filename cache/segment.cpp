@@ -218,16 +218,18 @@ bool Segment::Cursor::next() {
   const SegmentHeader& h = segment_->header();
   if (entry_ >= h.entry_count) return false;
   if (entry_ % h.block_entries == 0) segment_->verify_block(entry_ / h.block_entries);
-  if (at_ >= bytes_.size()) {
+  if (at_ >= bytes_[current_].size()) {
     if (page_ >= h.page_count || segment_->page_entry(page_).first_entry != entry_) {
       segment_->corrupted("page table does not match the index at record " + std::to_string(entry_));
     }
-    bytes_ = segment_->page(page_++);
+    current_ ^= 1;  // the page before stays where it is: records viewed in it stay valid
+    bytes_[current_] = segment_->page(page_++);
     at_ = 0;
   }
-  const std::uint64_t length = get_varint(bytes_, at_);
-  if (length > bytes_.size() - at_) segment_->corrupted("a page holds a record past its end");
-  record_ = std::string_view(bytes_).substr(at_, length);
+  const std::string_view bytes = bytes_[current_];
+  const std::uint64_t length = get_varint(bytes, at_);
+  if (length > bytes.size() - at_) segment_->corrupted("a page holds a record past its end");
+  record_ = bytes.substr(at_, length);
   at_ += length;
   hash_ = segment_->hash_at(entry_++);
   return true;

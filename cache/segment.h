@@ -24,7 +24,8 @@ class RecordSource {
   /// Moves to the next record; false at the end.
   virtual bool next() = 0;
   virtual std::uint64_t hash() const = 0;
-  /// The record (format.h); valid until the next call to next().
+  /// The record (format.h); valid until the second call to next() after it (merge_records compares a record
+  /// with the one before it without copying it).
   virtual std::string_view record() const = 0;
 };
 
@@ -40,7 +41,8 @@ class Segment {
   /// The record whose Spec bytes are `key` (stable_hash `hash`), or nullopt. Thread-safe.
   std::optional<std::string> find(std::string_view key, std::uint64_t hash) const;
 
-  /// Walks the records in index order. Views stay valid until the next call to next().
+  /// Walks the records in index order. Views stay valid until the second call to next() after them (the page
+  /// before the current one is kept).
   class Cursor : public RecordSource {
    public:
     explicit Cursor(const Segment& segment) : segment_(&segment) {}
@@ -52,7 +54,8 @@ class Segment {
     const Segment* segment_;
     std::uint64_t entry_ = 0;  ///< index of the next record
     std::uint64_t page_ = 0;   ///< index of the next page to decompress
-    std::string bytes_;        ///< the current page, decompressed
+    std::string bytes_[2];     ///< the current page, decompressed, and the one before it (never moved)
+    int current_ = 0;          ///< which of bytes_ is the current page
     std::size_t at_ = 0;       ///< read position in bytes_
     std::uint64_t hash_ = 0;
     std::string_view record_;

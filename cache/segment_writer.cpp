@@ -260,23 +260,23 @@ void merge_records(const std::vector<RecordSource*>& sources, const std::string&
   for (std::size_t i = 0; i < sources.size(); ++i) {
     if (sources[i]->next()) heap.push(i);
   }
+  // The last record popped, not copied: its source has moved on once since, which keeps it valid.
   bool any = false;
   std::uint64_t last_hash = 0;
-  std::string last_spec, last_frontier;
+  std::string_view last;
   while (!heap.empty()) {
     const std::size_t i = heap.top();
     heap.pop();
     RecordSource& s = *sources[i];
-    const std::string_view spec = record_spec(s.record());
-    if (any && s.hash() == last_hash && spec == last_spec) {
-      if (record_frontier_bytes(s.record()) != last_frontier) frontiers_disagree(what, spec);
-    } else {
-      any = true;
-      last_hash = s.hash();
-      last_spec.assign(spec);
-      last_frontier.assign(record_frontier_bytes(s.record()));
-      f(s.hash(), s.record());
+    const std::string_view record = s.record();
+    const bool repeat = any && s.hash() == last_hash && record_spec(record) == record_spec(last);
+    if (repeat && record_frontier_bytes(record) != record_frontier_bytes(last)) {
+      frontiers_disagree(what, record_spec(record));
     }
+    if (!repeat) f(s.hash(), record);
+    any = true;
+    last_hash = s.hash();
+    last = record;
     if (s.next()) heap.push(i);
   }
 }
