@@ -122,7 +122,7 @@ Row measure_spec(const std::string& text, const Target& target, const std::strin
     predicted.push_back(static_cast<double>(c.cost));
     impls.push_back(std::move(impl));
   }
-  save_table(table_path, target, model, [&](const FrontierVisitor& v) { synth.for_each(v); });
+  save_table(table_path, target, model, [&](const FrontierVisitor& v) { synth.for_each_encoded(v); });
   // Rounds over all candidates, the fastest of each: a load that changes during a round biases no candidate.
   measured.assign(impls.size(), 1e30);
   for (int round = 0; round < kRounds; ++round) {

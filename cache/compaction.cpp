@@ -60,6 +60,7 @@ WrittenSegment fold(const std::filesystem::path& path, const Table& table, const
   out.file = new_segment_path(path);
   out.entries = writer->entries();
   out.bytes = writer->finish(out.file);
+  fsync_directory(path);  // the new segment's name is on disk before its inputs' names go
   for (std::size_t i : which) {
     std::error_code ec;
     std::filesystem::remove(segments[i]->file(), ec);

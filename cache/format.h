@@ -8,11 +8,14 @@
 //   fences   u64 per index block: the first hash in the block; then u64 per block: the block's checksum
 //   index    u64 Spec hash per record, sorted by (Spec hash, Spec bytes), blocks of kBlockEntries
 //   pages    PageEntry per page (24 bytes): file offset, compressed length, index of its first record, checksum
+//   filter   u64 per chunk of filter lines: its checksum; then, 64-byte aligned, the Bloom filter's lines
+//            (segment_filter.h)
 // A record is varint Spec length, the Spec's bytes (stable_hash.h), then its frontier: varint entry count; per
 // entry the action (action_codec.h), the cost as a zigzag varint delta from the previous entry's, the peak as a
 // byte with one bit per level in use and those levels' byte counts as varints, and a varint count of child
 // entry indices, each a varint.
-// A query reads the prefix, header, fences and page table (checked at open), one index block and one page:
+// A query reads the prefix, header, fences, page table and filter checksums (checked at open), then one filter
+// chunk; only when the filter passes (every present Spec, about 1% of absent ones), one index block and one page:
 // never the whole file.
 #pragma once
 
@@ -36,7 +39,8 @@ inline constexpr char kTableMagic[8] = {'K', 'R', 'I', 'E', 'K', 'T', 'B', 'L'};
 /// more Specs move to VRF; blocked L1 operands keep their alignment in canonical Specs.
 /// 4: a table is a directory of segments; records are varint-coded in zstd-compressed pages.
 /// 5: Conv has strides and padding (the Spec encoding), split has an axis, to_matmul and pad_image exist.
-inline constexpr std::uint32_t kTableFormatVersion = 5;
+/// 6: a Bloom filter per segment.
+inline constexpr std::uint32_t kTableFormatVersion = 6;
 inline constexpr std::size_t kPrefixBytes = 16;
 /// Index entries per checksummed block: a query verifies one block (2 KiB), not the whole index.
 inline constexpr std::uint32_t kBlockEntries = 256;
@@ -85,8 +89,10 @@ struct SegmentHeader {
   std::uint64_t fences_offset = 0;
   std::uint64_t index_offset = 0;
   std::uint64_t page_table_offset = 0;
+  std::uint64_t filter_offset = 0;  ///< of the filter's lines; their chunk checksums end before it, 8-aligned
+  std::uint64_t filter_lines = 0;   ///< filter_lines(entry_count)
   std::uint64_t file_size = 0;
-  /// stable_hash of the fences, the block checksums and the page table together.
+  /// stable_hash of the fences, the block checksums, the page table and the filter's chunk checksums together.
   std::uint64_t fences_checksum = 0;
   /// Seconds since the epoch when the segment was written (gc's age of Specs no root reaches).
   std::uint64_t created = 0;
@@ -94,7 +100,7 @@ struct SegmentHeader {
   std::uint64_t block_count() const { return (entry_count + block_entries - 1) / block_entries; }
   template <class Archive> void serialize(Archive& ar) {
     ar(identity, entry_count, block_entries, page_count, pages_offset, fences_offset, index_offset,
-       page_table_offset, file_size, fences_checksum, created);
+       page_table_offset, filter_offset, filter_lines, file_size, fences_checksum, created);
   }
 };
 

@@ -15,6 +15,7 @@
 #include <cereal/archives/binary.hpp>
 #include <cereal/types/string.hpp>
 
+#include "cache/segment_filter.h"
 #include "spec/stable_hash.h"
 
 namespace kriek {
@@ -86,16 +87,21 @@ std::unique_ptr<Segment> Segment::open(const std::filesystem::path& file, const 
   }
   if (s->size_ > h.file_size) s->corrupted(std::to_string(s->size_ - h.file_size) + " bytes past its end");
   const std::uint64_t blocks = h.block_count();
+  const std::uint64_t filter_checksums = h.page_table_offset + kPageEntryBytes * h.page_count;
+  const std::uint64_t chunks = filter_chunks(h.filter_lines);
   if (h.block_entries == 0 || h.pages_offset < header_end + 8 || h.pages_offset > h.fences_offset ||
       h.fences_offset + 16 * blocks != h.index_offset || h.index_offset + 8 * h.entry_count != h.page_table_offset ||
-      h.page_table_offset + kPageEntryBytes * h.page_count != h.file_size ||
+      h.filter_lines != filter_lines(h.entry_count) || h.filter_offset < filter_checksums + 8 * chunks ||
+      h.filter_offset % kFilterLineBytes != 0 || h.filter_offset + kFilterLineBytes * h.filter_lines != h.file_size ||
       (h.page_count == 0) != (h.entry_count == 0)) {
     s->corrupted("inconsistent section offsets");
   }
   std::uint64_t checksum = stable_hash(s->data_ + h.fences_offset, 16 * blocks);
   checksum = stable_hash(s->data_ + h.page_table_offset, kPageEntryBytes * h.page_count, checksum);
-  if (checksum != h.fences_checksum) s->corrupted("index fences or page table checksum mismatch");
+  checksum = stable_hash(s->data_ + filter_checksums, 8 * chunks, checksum);
+  if (checksum != h.fences_checksum) s->corrupted("index fences, page table or filter checksum mismatch");
   s->verified_ = std::make_unique<std::atomic<bool>[]>(blocks);
+  s->filter_verified_ = std::make_unique<std::atomic<bool>[]>(chunks);
   return s;
 }
 
@@ -120,6 +126,23 @@ void Segment::verify_block(std::uint64_t block) const {
     corrupted("index block " + std::to_string(block) + " checksum mismatch");
   }
   verified_[block].store(true, std::memory_order_relaxed);
+}
+
+bool Segment::may_contain(std::uint64_t hash) const {
+  if (header_.filter_lines == 0) return false;
+  const std::uint64_t line = filter_line(hash, header_.filter_lines);
+  const std::uint64_t chunk = line / kFilterChunkLines;
+  if (!filter_verified_[chunk].load(std::memory_order_relaxed)) {
+    const std::uint64_t first = chunk * kFilterChunkLines;
+    const std::uint64_t lines = std::min(kFilterChunkLines, header_.filter_lines - first);
+    const std::uint64_t at = header_.page_table_offset + kPageEntryBytes * header_.page_count + 8 * chunk;
+    if (stable_hash(data_ + header_.filter_offset + kFilterLineBytes * first, kFilterLineBytes * lines) !=
+        read_u64(data_ + at)) {
+      corrupted("filter chunk " + std::to_string(chunk) + " checksum mismatch");
+    }
+    filter_verified_[chunk].store(true, std::memory_order_relaxed);
+  }
+  return filter_may_contain(data_ + header_.filter_offset + kFilterLineBytes * line, hash);
 }
 
 PageEntry Segment::page_entry(std::uint64_t p) const {
@@ -150,7 +173,7 @@ std::string Segment::page(std::uint64_t p) const {
 }
 
 std::optional<std::string> Segment::find(std::string_view key, std::uint64_t h) const {
-  if (header_.entry_count == 0) return std::nullopt;
+  if (!may_contain(h)) return std::nullopt;
   const std::uint64_t blocks = header_.block_count();
   const char* fences = data_ + header_.fences_offset;
   // The first block whose first hash is >= h; entries equal to h may start in the block before it.
@@ -195,16 +218,18 @@ bool Segment::Cursor::next() {
   const SegmentHeader& h = segment_->header();
   if (entry_ >= h.entry_count) return false;
   if (entry_ % h.block_entries == 0) segment_->verify_block(entry_ / h.block_entries);
-  if (at_ >= bytes_.size()) {
+  if (at_ >= bytes_[current_].size()) {
     if (page_ >= h.page_count || segment_->page_entry(page_).first_entry != entry_) {
       segment_->corrupted("page table does not match the index at record " + std::to_string(entry_));
     }
-    bytes_ = segment_->page(page_++);
+    current_ ^= 1;  // the page before stays where it is: records viewed in it stay valid
+    bytes_[current_] = segment_->page(page_++);
     at_ = 0;
   }
-  const std::uint64_t length = get_varint(bytes_, at_);
-  if (length > bytes_.size() - at_) segment_->corrupted("a page holds a record past its end");
-  record_ = std::string_view(bytes_).substr(at_, length);
+  const std::string_view bytes = bytes_[current_];
+  const std::uint64_t length = get_varint(bytes, at_);
+  if (length > bytes.size() - at_) segment_->corrupted("a page holds a record past its end");
+  record_ = bytes.substr(at_, length);
   at_ += length;
   hash_ = segment_->hash_at(entry_++);
   return true;

@@ -1,7 +1,8 @@
 // One segment file of a DP table, opened read-only with mmap: a sorted, immutable set of records (format.h).
-// A lookup binary-searches the fences and one index block and decompresses one page; a Cursor walks every
-// record in index order, a page at a time. Every block and page is checksummed before it is trusted, and every
-// read is bounds-checked, so a damaged file gives a TableError, not a crash.
+// A lookup asks the Bloom filter (segment_filter.h), and only when it passes binary-searches the fences and one
+// index block and decompresses one page; a Cursor walks every record in index order, a page at a time. Every
+// filter chunk, block and page is checksummed before it is trusted, and every read is bounds-checked, so a
+// damaged file gives a TableError, not a crash.
 #pragma once
 
 #include <atomic>
@@ -23,7 +24,8 @@ class RecordSource {
   /// Moves to the next record; false at the end.
   virtual bool next() = 0;
   virtual std::uint64_t hash() const = 0;
-  /// The record (format.h); valid until the next call to next().
+  /// The record (format.h); valid until the second call to next() after it (merge_records compares a record
+  /// with the one before it without copying it).
   virtual std::string_view record() const = 0;
 };
 
@@ -39,7 +41,8 @@ class Segment {
   /// The record whose Spec bytes are `key` (stable_hash `hash`), or nullopt. Thread-safe.
   std::optional<std::string> find(std::string_view key, std::uint64_t hash) const;
 
-  /// Walks the records in index order. Views stay valid until the next call to next().
+  /// Walks the records in index order. Views stay valid until the second call to next() after them (the page
+  /// before the current one is kept).
   class Cursor : public RecordSource {
    public:
     explicit Cursor(const Segment& segment) : segment_(&segment) {}
@@ -51,7 +54,8 @@ class Segment {
     const Segment* segment_;
     std::uint64_t entry_ = 0;  ///< index of the next record
     std::uint64_t page_ = 0;   ///< index of the next page to decompress
-    std::string bytes_;        ///< the current page, decompressed
+    std::string bytes_[2];     ///< the current page, decompressed, and the one before it (never moved)
+    int current_ = 0;          ///< which of bytes_ is the current page
     std::size_t at_ = 0;       ///< read position in bytes_
     std::uint64_t hash_ = 0;
     std::string_view record_;
@@ -63,6 +67,9 @@ class Segment {
   std::uint64_t file_bytes() const { return size_; }
   const std::filesystem::path& file() const { return file_; }
 
+  /// False when no record has Spec hash `hash` (the Bloom filter; true for about 1% of absent hashes). Verifies
+  /// the filter chunk it reads (once per open segment, like index blocks). Thread-safe.
+  bool may_contain(std::uint64_t hash) const;
   /// The hash of record `i` (its index block must have been verified).
   std::uint64_t hash_at(std::uint64_t i) const;
   /// Verifies index block `block`'s checksum (once per open segment: the block cannot change under a mapping
@@ -82,8 +89,9 @@ class Segment {
   const char* data_ = nullptr;
   std::uint64_t size_ = 0;
   SegmentHeader header_;
-  /// One flag per index block: verified already.
+  /// One flag per index block, and per filter chunk: verified already.
   std::unique_ptr<std::atomic<bool>[]> verified_;
+  std::unique_ptr<std::atomic<bool>[]> filter_verified_;
 };
 
 /// "delete TABLE and run kriek synth --table TABLE again": the fix for a damaged or stale table.

@@ -43,7 +43,8 @@ void export_json_lines(const Table& table, std::ostream& out);
 
 /// Adds every frontier `visit_all` passes to its visitor (as format.h's frontier bytes) to the table at `path` as a
 /// new segment (unless `keep_existing` is false: then they replace the table), e.g.
-/// `save_table(path, target, model, [&](const auto& v) { synthesizer.for_each_encoded(v); })`. `searched`: the
+/// `save_table(path, target, model, [&](const auto& v) { synthesizer.for_each_encoded(v); })`; the Specs visited
+/// must outlive the call (TableWriter::add), as a synthesizer's memo keys do. `searched`: the
 /// table (opened at `path`) the search consulted before solving each of them (TableWriter::missed_in), or nullptr.
 using FrontierVisitor = std::function<void(const Spec&, std::string_view frontier_bytes)>;
 WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,

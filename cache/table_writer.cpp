@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include <tbb/parallel_for.h>
+
 #include "cache/compaction.h"
 #include "cache/segment_writer.h"
 #include "spec/stable_hash.h"
@@ -48,7 +50,7 @@ TableWriter::~TableWriter() = default;
 std::string_view TableWriter::keep(std::string_view bytes) {
   if (chunks_.empty() || chunk_used_ + bytes.size() > chunk_capacity_) {
     chunk_capacity_ = std::max(kChunkBytes, bytes.size());
-    chunks_.push_back(std::make_unique<char[]>(chunk_capacity_));
+    chunks_.push_back(std::unique_ptr<char[]>(new char[chunk_capacity_]));  // not zeroed: written before read
     chunk_used_ = 0;
   }
   char* at = chunks_.back().get() + chunk_used_;
@@ -65,12 +67,40 @@ void TableWriter::add(const Spec& spec, const Frontier& frontier) {
 }
 
 void TableWriter::add(const Spec& spec, std::string_view frontier_bytes) {
-  const std::string key = table_key(spec);
-  scratch_.clear();
-  put_varint(scratch_, key.size());
-  scratch_ += key;
-  scratch_ += frontier_bytes;
-  records_.emplace_back(stable_hash(key), keep(scratch_));
+  pending_.push_back({&spec, keep(frontier_bytes)});
+}
+
+void TableWriter::encode_pending() {
+  // A key walks its Spec, scattered over the search's memo: in parallel, kEncodeBlock Specs per task, each block's
+  // records into a buffer of its own.
+  constexpr std::size_t kEncodeBlock = 1024;
+  const std::size_t first = records_.size(), blocks = (pending_.size() + kEncodeBlock - 1) / kEncodeBlock;
+  records_.resize(first + pending_.size());
+  std::vector<std::unique_ptr<char[]>> buffers(blocks);
+  tbb::parallel_for(std::size_t{0}, blocks, [&](std::size_t b) {
+    const std::size_t begin = b * kEncodeBlock, end = std::min(pending_.size(), begin + kEncodeBlock);
+    std::vector<std::string> keys(end - begin);
+    std::size_t bytes = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      keys[i - begin] = table_key(*pending_[i].spec);
+      bytes += 10 + keys[i - begin].size() + pending_[i].frontier.size();
+    }
+    buffers[b] = std::unique_ptr<char[]>(new char[bytes]);
+    std::string record;
+    char* at = buffers[b].get();
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::string& key = keys[i - begin];
+      record.clear();
+      put_varint(record, key.size());
+      record += key;
+      record += pending_[i].frontier;
+      std::memcpy(at, record.data(), record.size());
+      records_[first + i] = {stable_hash(key), std::string_view(at, record.size())};
+      at += record.size();
+    }
+  });
+  for (auto& buffer : buffers) chunks_.push_back(std::move(buffer));
+  pending_.clear();
 }
 
 void TableWriter::add_table(const Table& table) {
@@ -85,6 +115,7 @@ void TableWriter::missed_in(const Table& table) {
 WriteSummary TableWriter::commit(bool keep_existing, std::uint64_t fail_after_bytes) {
   KRIEK_ASSERT(!committed_, "commit of a TableWriter that already committed");
   committed_ = true;
+  encode_pending();
   if (!keep_existing && path_kind(path_) == PathKind::legacy_table) remove_table(path_);
   create_table_dir(path_);
   // Replacing the table deletes every segment there is: under the compaction lock, so that no compaction
@@ -132,6 +163,7 @@ WriteSummary TableWriter::commit(bool keep_existing, std::uint64_t fail_after_by
   }
   const WrittenSegment written = write_segment(path_, identity_, sources, !keep_existing,
                                                keep_existing ? kSaveLevel : kFoldLevel, fail_after_bytes);
+  if (!replaced.empty()) fsync_directory(path_);  // the new segment's name is on disk before theirs go
   for (const auto& file : replaced) {
     std::error_code ec;
     std::filesystem::remove(file, ec);

@@ -1,5 +1,5 @@
 // Writing to a DP table: what a writer adds becomes one new segment of the table's directory (table_dir.h),
-// written to a temporary file, fsynced and renamed, so a crash or a kill mid-write leaves the table as it was,
+// written to a temporary file, synced and renamed, so a crash or a kill mid-write leaves the table as it was,
 // and a save costs O(Specs added), never a rewrite of the table. Writers never wait for each other: two
 // processes saving at once each add a segment of their own. Past kMaxSegments segments, a commit compacts
 // (compaction.h).
@@ -32,7 +32,9 @@ class TableWriter {
 
   /// Adds one solved Spec.
   void add(const Spec& spec, const Frontier& frontier);
-  /// Adds one solved Spec whose frontier is encoded already (format.h's frontier bytes, e.g. a PackedFrontier's).
+  /// Adds one solved Spec whose frontier is encoded already (format.h's frontier bytes, e.g. a PackedFrontier's;
+  /// copied). `spec` must stay alive and unchanged until commit() (a search's memo key, as for_each_encoded
+  /// visits them): its key is encoded then, with the others', in parallel.
   void add(const Spec& spec, std::string_view frontier_bytes);
   /// Adds every record of `table`, which must have this writer's identity; the table must outlive commit().
   void add_table(const Table& table);
@@ -54,6 +56,8 @@ class TableWriter {
  private:
   /// Copies `bytes` into the writer's arena.
   std::string_view keep(std::string_view bytes);
+  /// Encodes the records of the Specs add() left pending (in parallel on the TBB pool) into records_.
+  void encode_pending();
 
   std::filesystem::path path_;
   TableIdentity identity_;
@@ -62,6 +66,11 @@ class TableWriter {
   std::size_t chunk_used_ = 0;
   std::size_t chunk_capacity_ = 0;
   std::vector<std::pair<std::uint64_t, std::string_view>> records_;
+  struct Pending {
+    const Spec* spec;
+    std::string_view frontier;  ///< in the arena
+  };
+  std::vector<Pending> pending_;
   std::string scratch_;  ///< the record add() encodes, before it is kept
   std::vector<const Table*> tables_;
   /// File names of the segments every added Spec is known to be missing from (missed_in).

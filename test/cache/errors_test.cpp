@@ -1,5 +1,5 @@
 // Every way a table can be unusable gives its own TableError naming the table, what differs and the fix:
-// missing, not a table (never "delete" it), truncated, corrupted (magic, header, fences, index block, page),
+// missing, not a table (never "delete" it), truncated, corrupted (magic, header, fences, filter, index block, page),
 // another format version or a one-file table of an older kriek, another target, cost model version, cost-model
 // constants or vocabulary, disagreeing merges; a damaged default table is moved aside.
 #include <cstring>
@@ -74,14 +74,24 @@ TEST_CASE("a damaged header fails its checksum", "[cache]") {
   CHECK_THROWS_WITH(Table::open(f.path), Contains("header checksum mismatch)"));
 }
 
-TEST_CASE("damaged fences or page table fail their checksum at open", "[cache]") {
+TEST_CASE("damaged fences, page table or filter checksums fail their checksum at open", "[cache]") {
   Fixture f;
   const auto h = f.header();
+  const std::string message = "index fences, page table or filter checksum mismatch)";
   f.flip(h.fences_offset + 1);
-  CHECK_THROWS_WITH(Table::open(f.path), Contains("index fences or page table checksum mismatch)"));
+  CHECK_THROWS_WITH(Table::open(f.path), Contains(message));
   f.flip(h.fences_offset + 1);
   f.flip(h.page_table_offset + 3);
-  CHECK_THROWS_WITH(Table::open(f.path), Contains("index fences or page table checksum mismatch)"));
+  CHECK_THROWS_WITH(Table::open(f.path), Contains(message));
+  f.flip(h.page_table_offset + 3);
+  f.flip(h.page_table_offset + kPageEntryBytes * h.page_count + 2);  // the first filter chunk's checksum
+  CHECK_THROWS_WITH(Table::open(f.path), Contains(message));
+}
+
+TEST_CASE("a damaged filter chunk fails its checksum when a query reads it", "[cache]") {
+  Fixture f;
+  f.flip(f.header().filter_offset + 7);
+  CHECK_THROWS_WITH(f.look_up_all(), Contains("filter chunk 0 checksum mismatch)"));
 }
 
 TEST_CASE("a damaged index block fails its checksum when a query reads it", "[cache]") {

@@ -1,6 +1,7 @@
 // Writing and reading tables: a round trip keeps every decision, queries find exactly the stored Specs, a second
-// write adds a segment of only its new Specs, merge and compaction give the union, gc keeps closures within a
-// size, and stats and export describe the table.
+// write adds a segment of only its new Specs, a segment's filter passes the stored Specs and few others, merge
+// and compaction give the union, gc keeps closures within a size, and stats and export describe the table.
+#include <random>
 #include <sstream>
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include "cache/table_tools.h"
 #include "cache/compaction.h"
 #include "helpers.h"
+#include "spec/stable_hash.h"
 
 namespace kriek {
 namespace {
@@ -49,6 +51,23 @@ TEST_CASE("a Spec that is not in the table is not found", "[cache]") {
   same.serial_only = !same.serial_only;
   REQUIRE(t.lookup(same));
   CHECK(t.lookup(same)->entries == t.lookup(synthetic_contents(2, 0, 1)[0].spec)->entries);
+}
+
+TEST_CASE("a segment's Bloom filter passes every stored Spec and about 1% of absent hashes", "[cache]") {
+  test::TempDir dir;
+  const auto contents = synthetic_contents(4, 0, 3000);
+  test::write_table(dir / "t.table", contents);
+  const Table t = Table::open(dir / "t.table");
+  const Segment& segment = *t.segments().at(0);
+  for (const auto& c : contents) REQUIRE(segment.may_contain(stable_hash(table_key(c.spec))));
+  const std::uint64_t seed = 15;
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  int passed = 0;
+  const int probes = 20000;
+  for (int i = 0; i < probes; ++i) passed += segment.may_contain(rng());
+  CHECK(passed > 0);                 // a filter, not an index: some absent hashes pass
+  CHECK(passed < probes * 3 / 100);  // 10 bits per Spec, 7 probes in a 512-bit line: about 1%
 }
 
 TEST_CASE("an empty table opens and finds nothing", "[cache]") {
