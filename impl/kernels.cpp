@@ -88,7 +88,9 @@ Why equal_shapes(const Spec& s) {
 Why vector_move(const Spec& s, const Target& t, std::size_t mem, std::size_t reg) {
   if (Why w = one_vector(s, reg, t)) return w;
   if (!is_memory(s.operands[mem].level)) return fail(name(s, mem), " is not in memory (GL, L2 or L1)");
-  if (!s.operands[mem].contiguous) return fail(name(s, mem), " is not contiguous");
+  // One gap-free range: contiguous, or one row along the innermost dimension (stride 1 in any buffer).
+  const TensorSpec& m = s.operands[mem];
+  if (!m.contiguous && !is_unit_stride_run(m.shape, m.layout)) return fail(name(s, mem), " is not contiguous");
   if (!s.operands[mem].layout.same_placement(s.operands[reg].layout, s.operands[mem].shape)) {
     return fail(name(s, mem), " in layout ", layout_text(s.operands[mem].layout), " orders elements unlike ",
                 name(s, reg), " in ", layout_text(s.operands[reg].layout));

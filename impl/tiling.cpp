@@ -69,7 +69,7 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
   TensorSpec tile = t;
   tile.shape = shape;
   tile.contiguous = tile_is_contiguous(t.shape, shape, t.layout) && (t.contiguous || is_unit_stride_run(shape, t.layout));
-  tile.contiguous |= within_one_block(t, shape, step);
+  tile.contiguous |= within_one_block(t, shape, step) || volume(shape) == 1;  // one element is one run
   // Tiles start at multiples of `step`: aligned when every such start is a multiple of the alignment.
   const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   const std::int64_t align = t.level == Level::VRF || t.level == Level::RF ? bytes : 64;

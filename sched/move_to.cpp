@@ -13,6 +13,13 @@ bool is_alias(const MoveTo& a, const TensorSpec& t, const Target& target) {
          t.layout.same_placement(a.layout, t.shape);
 }
 
+/// True when each row of memory tensor `t` is one run in row-major order (register panels load and store rows):
+/// row-major at any row stride, or one contiguous row in a layout that places it as row-major does.
+bool row_runs(const TensorSpec& t) {
+  return t.layout.kind == Layout::Kind::row_major ||
+         (t.contiguous && t.elements() == t.shape.back() && t.layout.same_placement(Layout::row_major(), t.shape));
+}
+
 /// Why no vector kernel could read or write operand `i` of `spec` in VRF, or nullopt.
 Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width, bool panels) {
   const auto fail = [&](const auto&... why) { return not_applicable("move_to", 10, why...); };
@@ -21,7 +28,7 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width, bo
     if (is_register_level(other.level)) {
       return fail("no kernel copies between registers (the other operand is in ", level_name(other.level), ")");
     }
-    if (panels ? !register_panels_dense(other, width) : !register_rows_dense(other, width)) {
+    if (panels ? !row_runs(other) : !register_rows_dense(other, width)) {
       return fail("vec_load and vec_store need each register's elements contiguous and row-major in the other "
                   "operand, not ", other.contiguous ? "" : "strided ", shape_text(other.shape), " ",
                   layout_text(other.layout));
@@ -112,21 +119,21 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
   if (a.level != Level::VRF && a.vector_size != 0) {
     return not_applicable("move_to", 6, "vector size ", a.vector_size, " outside VRF (must be 0)");
   }
+  const bool panels = a.level == Level::VRF && t.rank() >= 1 && a.layout == register_panels(t.rank(), width);
   if (a.level == Level::VRF) {
-    if (a.layout == register_panels(t.rank(), width)) {
+    if (panels) {
       if (t.shape.back() % width == 0) {
         return not_applicable("move_to", 7, "rows of ", t.shape.back(), " are whole registers of ", width,
                               "; register panels are for a partial last register (VRF takes them row-major)");
       }
-      if (!register_panels_dense(t, width)) {
-        return not_applicable("move_to", 7, "operand ", int(a.operand), " is ", t.contiguous ? "" : "strided and ",
-                              layout_text(t.layout), "; masked vector loads and stores need each register's ",
-                              "elements contiguous in memory");
+      if (!row_runs(t)) {
+        return not_applicable("move_to", 7, "operand ", int(a.operand), " is ", layout_text(t.layout),
+                              "; register panels load and store row-major rows (masked at their ends)");
       }
     } else {
       if (!a.layout.same_placement(Layout::row_major(), t.shape)) {
-        return not_applicable("move_to", 7, "VRF holds row-major registers or register panels ",
-                              layout_text(register_panels(t.rank(), width)), ", not ", layout_text(a.layout));
+        return not_applicable("move_to", 7, "VRF holds row-major registers or register panels (the innermost ",
+                              "dimension blocked by ", width, "), not ", layout_text(a.layout));
       }
       if (!register_box(t.shape, width)) {
         return not_applicable("move_to", 7, shape_text(t.shape), " does not split into whole registers of ", width,
@@ -156,7 +163,7 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
     }
   }
   if (a.level == Level::VRF) {
-    if (Why w = vector_kernel_fails(spec, a.operand, width, a.layout == register_panels(t.rank(), width))) return w;
+    if (Why w = vector_kernel_fails(spec, a.operand, width, panels)) return w;
   }
   if (is_move) {
     const Level other = spec.operands[1 - a.operand].level;

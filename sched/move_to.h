@@ -20,8 +20,7 @@ namespace kriek {
 ///   (7) VRF holds row-major whole registers: the shape splits into boxes of vector_size consecutive elements,
 ///       and the operand is contiguous and row-major in memory (vec_load and vec_store reach it); or, when the
 ///       innermost extent is not a multiple of vector_size, register panels (impl/tiling.h's register_panels: each
-///       row's last register partial) of an operand whose registers are dense runs in memory (masked loads and
-///       stores reach it);
+///       row's last register partial) of a row-major operand (masked loads and stores reach its rows);
 ///   (8) VRF and RF destinations fit the level's capacity;
 ///   (9) register files do not mix: no move to VRF while another operand is in RF, nor to RF while an
 ///       operand is in VRF (no kernel reads both);

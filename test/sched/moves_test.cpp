@@ -68,7 +68,8 @@ TEST_CASE("move_to (6): vector sizes only in VRF, the target's", "[sched][move_t
 
 TEST_CASE("move_to (7): VRF holds row-major whole registers", "[sched][move_to]") {
   CHECK_THAT(reason(to(0, Level::VRF, Layout::col_major(), 16), relu({2, 16})),
-             Contains("move_to (7): VRF holds row-major registers or register panels blk1:16, not col"));
+             Contains("move_to (7): VRF holds row-major registers or register panels (the innermost dimension blocked "
+                      "by 16), not col"));
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), relu({3, 5})),
              Contains("move_to (7): 3x5 does not split into whole registers of 16 elements"));
   applied(to(0, Level::VRF, {}, 16), relu({4, 4}));  // one register spans four rows
@@ -112,8 +113,7 @@ TEST_CASE("move_to (7): register panels when rows end in a partial register", "[
   applied(to(0, Level::VRF, panels, 16), s);
   s.operands[0] = ts({3, 5}, Level::L1, Layout::col_major());
   CHECK_THAT(reason(to(0, Level::VRF, panels, 16), s),
-             Contains("move_to (7): operand 0 is col; masked vector loads and stores need each register's elements "
-                      "contiguous in memory"));
+             Contains("move_to (7): operand 0 is col; register panels load and store row-major rows"));
   // Padding counts against the capacity (8): 30 rows of 17 are 2040 bytes, 3840 in panels.
   CHECK_THAT(reason(to(0, Level::VRF, panels, 16), relu({30, 17})),
              Contains("move_to (8): 30x17 takes 3840 bytes but VRF holds 2048"));
