@@ -1,6 +1,7 @@
 // Kernel bodies in C. Scalar kernels read and write single elements; vector kernels name whole registers
-// (whole_register asserts the view is exactly one, in lane order); memory sides of vector moves must be one
-// dense run, which the kernels' legality rules promise and this file checks.
+// (whole_register asserts the view is exactly one, in lane order, or the partial register that ends a row in
+// register panels, which loads and stores move masked); memory sides of vector moves must be one dense run, which
+// the kernels' legality rules promise and this file checks.
 #include "codegen/c_kernels.h"
 
 #include "codegen/kernel_views.h"
@@ -78,26 +79,33 @@ void direct_conv(CWriter& w, const CView& img, const CView& filters, const CView
   w.close();
 }
 
+/// A register's value loaded from the memory view `v` (one dense run of a whole register, or of the first lanes of
+/// the partial register `reg` that ends a row, masked).
+std::string load_register(const VectorIsa& isa, const CView& v, KernelKind k, std::int64_t lanes) {
+  const std::string at = run_address(v, k);
+  return lanes == isa.width ? isa.load + "(" + at + ")" : masked_load(isa, at, lanes);
+}
+
 void bcast_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b, const CView& c) {
   const std::int64_t m = c.shape[c.rank() - 2], n = c.shape.back(), width = isa.width;
   std::vector<std::string> bregs;
   for (std::int64_t j = 0; j < n; j += width) {
-    const CView row = b.sub(matrix_at(b, 0, j), matrix_row(b, width));
+    const CView row = b.sub(matrix_at(b, 0, j), matrix_row(b, std::min(width, n - j)));
     if (row.storage != Storage::memory) {
       bregs.push_back(whole_register(row));
       continue;
     }
-    // B read from memory: one load per register, shared by the m rows.
+    // B read from memory: one load per register (masked for a row's partial last one), shared by the m rows.
     bregs.push_back(w.fresh("b"));
-    w.line("const " + isa.type + " " + bregs.back() + " = " + isa.load + "(" + run_address(row, KernelKind::bcast_fma) +
-           ");");
+    w.line("const " + isa.type + " " + bregs.back() + " = " +
+           load_register(isa, row, KernelKind::bcast_fma, std::min(width, n - j)) + ";");
   }
   for (std::int64_t i = 0; i < m; ++i) {
     const std::string s = w.fresh("s");
     w.open("");
     w.line("const " + isa.type + " " + s + " = " + isa.broadcast + "(" + element(a, matrix_at(a, i, 0)) + ");");
     for (std::int64_t j = 0; j < n; j += width) {
-      const std::string creg = whole_register(c.sub(matrix_at(c, i, j), matrix_row(c, width)));
+      const std::string creg = whole_register(c.sub(matrix_at(c, i, j), matrix_row(c, std::min(width, n - j))));
       w.line(creg + " = " + isa.fmadd + "(" + s + ", " + bregs[static_cast<std::size_t>(j / width)] + ", " + creg + ");");
     }
     w.close();
@@ -196,14 +204,17 @@ void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<C
     case KernelKind::scalar_mult_add: w.line(at0(out) + " += " + at0(ops[0]) + " * " + at0(ops[1]) + ";"); return;
     case KernelKind::scalar_reduce_add: w.line(at0(out) + " += " + at0(ops[0]) + ";"); return;
     case KernelKind::direct_conv: direct_conv(w, ops[0], ops[1], out); return;
-    case KernelKind::vec_load: {
-      const VectorIsa& v = need(isa, k);
-      w.line(whole_register(out) + " = " + v.load + "(" + run_address(ops[0], k) + ");");
+    case KernelKind::vec_load:
+      w.line(whole_register(out) + " = " + load_register(need(isa, k), ops[0], k, volume(out.shape)) + ";");
       return;
-    }
     case KernelKind::vec_store: {
       const VectorIsa& v = need(isa, k);
-      w.line(v.store + "(" + run_address(out, k) + ", " + whole_register(ops[0]) + ");");
+      const std::string at = run_address(out, k);
+      if (partial_register(ops[0])) {
+        w.line(masked_store(v, at, volume(ops[0].shape), whole_register(ops[0])));
+      } else {
+        w.line(v.store + "(" + at + ", " + whole_register(ops[0]) + ");");
+      }
       return;
     }
     case KernelKind::vec_zero: w.line(whole_register(out) + " = " + need(isa, k).zero + "();"); return;

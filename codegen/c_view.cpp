@@ -132,14 +132,26 @@ bool is_dense_run(const CView& v) {
 
 std::int64_t register_index(const CView& v) {
   KRIEK_ASSERT(v.storage == Storage::vector_registers, v.base, " is not in vector registers");
-  KRIEK_ASSERT(volume(v.shape) == v.vector_size, "a view of ", volume(v.shape), " elements is not one register of ",
-               v.vector_size);
+  const std::int64_t lanes = volume(v.shape);
+  KRIEK_ASSERT(lanes == v.vector_size || (lanes < v.vector_size && partial_register(v)), "a view of ", lanes,
+               " elements is not one register of ", v.vector_size, " nor the partial last register of a row");
   const auto first = affine_offset(v, zeros(v.rank()));
   KRIEK_ASSERT(first && first->is_constant(), "register view ", v.base, " at a variable offset: the loop over it ",
                "must be unrolled");
   KRIEK_ASSERT(first->constant() % v.vector_size == 0 && is_dense_run(v), "view of ", v.base,
                " at offset ", first->constant(), " does not fill one register in lane order");
   return first->constant() / v.vector_size;
+}
+
+bool partial_register(const CView& v) {
+  // Register panels are never reshaped (no conv output is in them), so view and buffer dimensions agree.
+  if (v.storage != Storage::vector_registers || v.rank() == 0 || !v.dims.empty()) return false;
+  const std::size_t last = v.rank() - 1;
+  if (v.layout != Layout::blocked(static_cast<std::uint8_t>(last), v.vector_size)) return false;
+  if (volume(v.shape) >= v.vector_size || volume(v.shape) != v.shape.back()) return false;
+  // The row's end: the lanes after the view are the panel's padding.
+  const Coord end = position(v, Coord(v.rank(), Affine(0)));
+  return end[last].is_constant() && end[last].constant() + v.shape.back() == v.buffer[last];
 }
 
 std::string whole_register(const CView& v) { return v.base + "_" + std::to_string(register_index(v)); }

@@ -69,8 +69,12 @@ std::string address(const CView& v, const Coord& index);
 /// True when the view's elements, in row-major order of its shape, occupy consecutive buffer offsets (checked
 /// exactly; false when an offset is not affine).
 bool is_dense_run(const CView& v);
-/// The index of the vector register that holds exactly the view's elements in lane order; asserts that one does.
+/// The index of the vector register that holds exactly the view's elements in lane order, from its first lane (the
+/// whole register, or the partial register that ends a row in register panels); asserts that one does.
 std::int64_t register_index(const CView& v);
+/// True when the view is the partial last register of a row in register panels (impl/tiling.h's register_panels):
+/// fewer elements than a register, the rest of the register padding. Kernels load and store it masked.
+bool partial_register(const CView& v);
 /// The vector variable that holds exactly the view's elements in lane order (`<base>_<register_index>`).
 std::string whole_register(const CView& v);
 

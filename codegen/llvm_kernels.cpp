@@ -1,5 +1,6 @@
 // Kernel bodies in LLVM IR, one for one with c_kernels.cpp: scalar statements, vector operations on register
-// slots (whole <W x float> values), the broadcast-FMA outer product with llvm.fma, chained reductions, and the
+// slots (whole <W x float> values; a row's partial last register in register panels loaded and stored with
+// llvm.masked.load/store), the broadcast-FMA outer product with llvm.fma, chained reductions, and the
 // direct convolution's loop. Comparisons keep the C backend's NaN behaviour (max(a, b) = a < b ? b : a).
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
@@ -36,6 +37,39 @@ struct Kernels {
     return c.element(v, zeros(v.rank()));
   }
   Value* load_run(Value* address) { return b.CreateAlignedLoad(vec(), address, llvm::Align(4)); }
+  /// The mask of the first `lanes` lanes.
+  Value* lane_mask(std::int64_t lanes) {
+    std::vector<llvm::Constant*> bits;
+    for (std::int64_t i = 0; i < c.width(); ++i) bits.push_back(b.getInt1(i < lanes));
+    return llvm::ConstantVector::get(bits);
+  }
+  /// Stores the first `lanes` lanes of `x` at `address` (the partial register that ends a row): one masked store
+  /// with opmasks (AVX-512), else partial_register_stores' plain stores of 4, 2 and 1 lanes.
+  void store_lanes(Value* x, Value* address, std::int64_t lanes) {
+    const bool opmask = c.width() == 16;
+    if (opmask) {
+      b.CreateMaskedStore(x, address, llvm::Align(4), lane_mask(lanes));
+      return;
+    }
+    std::int64_t at = 0;
+    for (std::int64_t piece : partial_register_stores(lanes, opmask)) {
+      Value* to = b.CreateInBoundsGEP(f32(), address, {b.getInt64(at)});
+      if (piece == 1) {
+        b.CreateAlignedStore(b.CreateExtractElement(x, b.getInt64(at)), to, llvm::Align(4));
+      } else {
+        std::vector<int> picked;
+        for (std::int64_t i = 0; i < piece; ++i) picked.push_back(static_cast<int>(at + i));
+        b.CreateAlignedStore(b.CreateShuffleVector(x, picked), to, llvm::Align(4));
+      }
+      at += piece;
+    }
+  }
+  /// A register loaded from a dense run of `lanes` elements: whole, or masked (the other lanes zero) for the
+  /// partial register that ends a row in register panels.
+  Value* load_register(Value* address, std::int64_t lanes) {
+    if (lanes == c.width()) return load_run(address);
+    return b.CreateMaskedLoad(vec(), address, llvm::Align(4), lane_mask(lanes), llvm::Constant::getNullValue(vec()));
+  }
   Value* get(const CView& v) { return b.CreateLoad(vec(), c.register_slot(v)); }
   void set(const CView& v, Value* x) { b.CreateStore(x, c.register_slot(v)); }
 
@@ -83,13 +117,14 @@ struct Kernels {
     const std::int64_t m = out.shape[out.rank() - 2], n = out.shape.back(), width = c.width();
     std::vector<Value*> rows;
     for (std::int64_t j = 0; j < n; j += width) {
-      const CView row = bm.sub(matrix_at(bm, 0, j), matrix_row(bm, width));
-      rows.push_back(row.storage == Storage::memory ? load_run(run(row, KernelKind::bcast_fma)) : get(row));
+      const std::int64_t lanes = std::min(width, n - j);
+      const CView row = bm.sub(matrix_at(bm, 0, j), matrix_row(bm, lanes));
+      rows.push_back(row.storage == Storage::memory ? load_register(run(row, KernelKind::bcast_fma), lanes) : get(row));
     }
     for (std::int64_t i = 0; i < m; ++i) {
       Value* s = splat(load(a, matrix_at(a, i, 0)));
       for (std::int64_t j = 0; j < n; j += width) {
-        const CView reg = out.sub(matrix_at(out, i, j), matrix_row(out, width));
+        const CView reg = out.sub(matrix_at(out, i, j), matrix_row(out, std::min(width, n - j)));
         set(reg, fma(s, rows[static_cast<std::size_t>(j / width)], get(reg)));
       }
     }
@@ -163,9 +198,13 @@ void emit_ir_kernel(IrKernelContext& c, KernelKind k, const Spec& spec, const st
       return g.store0(b.CreateFAdd(g.at0(out), b.CreateFMul(g.at0(ops[0]), g.at0(ops[1]))), out);
     case KernelKind::scalar_reduce_add: return g.store0(b.CreateFAdd(g.at0(out), g.at0(ops[0])), out);
     case KernelKind::direct_conv: return g.direct_conv(ops[0], ops[1], out);
-    case KernelKind::vec_load: return g.set(out, g.load_run(g.run(ops[0], k)));
+    case KernelKind::vec_load: return g.set(out, g.load_register(g.run(ops[0], k), volume(out.shape)));
     case KernelKind::vec_store: {
-      b.CreateAlignedStore(g.get(ops[0]), g.run(out, k), llvm::Align(4));
+      if (partial_register(ops[0])) {
+        g.store_lanes(g.get(ops[0]), g.run(out, k), volume(ops[0].shape));
+      } else {
+        b.CreateAlignedStore(g.get(ops[0]), g.run(out, k), llvm::Align(4));
+      }
       return;
     }
     case KernelKind::vec_zero: return g.set(out, llvm::Constant::getNullValue(g.vec()));

@@ -20,6 +20,12 @@ std::int64_t vector_width(const Target& target, Dtype d) {
   return std::max<std::int64_t>(1, target.vector_elements(d));
 }
 
+/// Registers one row of a matmul's register tile `c` takes: ceil(n / vs), the last partial in register panels.
+std::int64_t row_registers(const Target& target, const TensorSpec& c) {
+  const std::int64_t vs = vector_width(target, c.dtype);
+  return (c.shape.back() + vs - 1) / vs;
+}
+
 /// Lines a kernel streams in from `t` when it reads it beyond L1 (0 from L1 and registers).
 Cost stream_cost(const CostModel& m, const TensorSpec& t) {
   if (is_register_level(t.level) || t.level == Level::L1) return 0;
@@ -74,8 +80,14 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       return src.level == Level::L1 ? 0 : m.vector_load + lines * m.line_from[static_cast<std::size_t>(src.level)];
     }
     case KernelKind::vec_store: {
+      // A row's partial last register takes partial_register_stores' stores.
+      const TensorSpec& reg = spec.input(0);
+      const std::int64_t vs = vector_width(target, out.dtype);
+      const Cost stores =
+          reg.elements() < vs ? partial_register_stores(reg.elements(), target.isa == Isa::avx512).size() : 1;
       const Cost lines = out.aligned ? 1 : 2;
-      return m.vector_store + (out.level == Level::L1 ? 0 : lines * m.line_from[static_cast<std::size_t>(out.level)]);
+      return stores * m.vector_store +
+             (out.level == Level::L1 ? 0 : lines * m.line_from[static_cast<std::size_t>(out.level)]);
     }
     case KernelKind::vec_zero:
     case KernelKind::vec_unary:
@@ -113,10 +125,10 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       // two (and at least one FMA latency). The rhs loads are counted here even when the row was loaded once for
       // several calls, so a register load from L1 (vec_load) costs nothing of its own; the rhs may also be read
       // from memory by the kernel itself.
-      const std::int64_t vs = vector_width(target, out.dtype);
-      const Cost fmas = static_cast<Cost>(out.elements() / vs);
+      // A row of n elements takes ceil(n/vs) registers (register panels end a row in a partial one).
+      const Cost rhs_loads = static_cast<Cost>(row_registers(target, out));
       const Cost rows = static_cast<Cost>(spec.input(0).elements());
-      const Cost rhs_loads = static_cast<Cost>(spec.input(1).elements() / vs);
+      const Cost fmas = rows * rhs_loads;
       const Cost a_reads = spec.input(0).level == Level::L1 ? 0 : rows * access(m, spec.input(0));
       // A rhs row read from beyond L1 streams its lines in (the prefetchers keep them coming while the FMAs
       // run): a third resource beside the two ports.
@@ -132,8 +144,7 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
 /// from memory. They count in the VRF peak, so a register tile leaves room for them.
 std::int64_t scratch_registers(KernelKind k, const Spec& spec, const Target& target) {
   if (k != KernelKind::bcast_fma) return 0;
-  const TensorSpec& rhs = spec.input(1);
-  return 1 + (rhs.level == Level::VRF ? 0 : rhs.elements() / vector_width(target, rhs.dtype));
+  return 1 + (spec.input(1).level == Level::VRF ? 0 : row_registers(target, spec.output()));
 }
 
 /// Iterations of a loop that run the body of boundary pattern `mask`.

@@ -94,6 +94,11 @@ std::optional<std::string> kernel_illegal(KernelKind k, const Spec& spec, const 
 /// that divides it (8 chains hide the FMA latency on two FMA ports).
 std::int64_t dot_chains(std::int64_t vectors);
 
+/// The stores that write the first `lanes` lanes of a register (the partial register that ends a row in register
+/// panels), as lane counts: one masked store with opmask registers (AVX-512); without (AVX2, whose masked store
+/// vmaskmovps is microcoded on AMD, about 20 cycles on Zen 3), plain stores of 4, 2 and 1 lanes, largest first.
+std::vector<std::int64_t> partial_register_stores(std::int64_t lanes, bool opmask);
+
 /// Every kernel that implements `spec` on `target`, in KernelKind order.
 std::vector<KernelKind> kernels_for(const Spec& spec, const Target& target);
 

@@ -58,14 +58,18 @@ Why vector_rules(const Spec& s, const Target& t) {
   return std::nullopt;
 }
 
-/// One whole vector: level VRF and exactly one register's elements.
+/// One register: level VRF and exactly one register's elements, in register panels one row of at most that many
+/// (fewer: a partial register, whose last lanes are padding, which loads zero and stores leave alone).
 Why one_vector(const Spec& s, std::size_t i, const Target& t) {
   const TensorSpec& o = s.operands[i];
   if (o.level != Level::VRF) return fail(name(s, i), " is not in VRF");
-  if (o.elements() != t.vector_elements(Dtype::f32)) {
-    return fail(name(s, i), " has ", o.elements(), " elements, not one vector of ", t.vector_elements(Dtype::f32));
+  const std::int64_t width = t.vector_elements(Dtype::f32);
+  // In register panels a register is (part of) one row: a tile of several rows is several registers.
+  if (in_register_panels(o) ? o.elements() <= width && o.shape.back() == o.elements() : o.elements() == width) {
+    return std::nullopt;
   }
-  return std::nullopt;
+  return fail(name(s, i), " has ", o.elements(), " elements, not one vector of ", width,
+              " nor one row of fewer in register panels (", layout_text(o.layout), ")");
 }
 
 /// vec_binary broadcasts an input of one element read from memory.
@@ -84,7 +88,9 @@ Why equal_shapes(const Spec& s) {
 Why vector_move(const Spec& s, const Target& t, std::size_t mem, std::size_t reg) {
   if (Why w = one_vector(s, reg, t)) return w;
   if (!is_memory(s.operands[mem].level)) return fail(name(s, mem), " is not in memory (GL, L2 or L1)");
-  if (!s.operands[mem].contiguous) return fail(name(s, mem), " is not contiguous");
+  // One gap-free range: contiguous, or one row along the innermost dimension (stride 1 in any buffer).
+  const TensorSpec& m = s.operands[mem];
+  if (!m.contiguous && !is_unit_stride_run(m.shape, m.layout)) return fail(name(s, mem), " is not contiguous");
   if (!s.operands[mem].layout.same_placement(s.operands[reg].layout, s.operands[mem].shape)) {
     return fail(name(s, mem), " in layout ", layout_text(s.operands[mem].layout), " orders elements unlike ",
                 name(s, reg), " in ", layout_text(s.operands[reg].layout));
@@ -111,20 +117,25 @@ Why bcast_fma_rules(const Spec& s, const Target& t) {
   if (k != 1) return fail("the reduction extent is ", k, ", not 1");
   if (!is_memory(a.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
   if (c.level != Level::VRF) return fail(name(s, 2), " is not in VRF");
+  // C (and B in registers) rows of registers, the last of each row partial when n is not a multiple of the width.
+  if (!register_rows(c)) {
+    return fail(name(s, 2), " is not rows of registers (", layout_text(c.layout), ", n = ", n, ", vector size ", width,
+                ")");
+  }
   if (b.level == Level::VRF) {
-    if (!b.layout.same_placement(Layout::row_major(), b.shape)) return fail(name(s, 1), " is not row-major");
+    if (!register_rows(b)) return fail(name(s, 1), " is not rows of registers (", layout_text(b.layout), ")");
   } else if (!is_memory(b.level)) {
     return fail(name(s, 1), " is neither in VRF nor in memory");
-  } else if (!register_rows_dense(b, static_cast<std::uint32_t>(width))) {
-    return fail(name(s, 1), " in memory is not whole registers of dense rows (", layout_text(b.layout),
+  } else if (n % width == 0 ? !register_rows_dense(b, static_cast<std::uint32_t>(width))
+                            : !register_panels_dense(b, static_cast<std::uint32_t>(width))) {
+    return fail(name(s, 1), " in memory is not registers of dense rows (", layout_text(b.layout),
                 b.contiguous ? "" : ", strided", ")");
   }
-  if (!c.layout.same_placement(Layout::row_major(), c.shape)) return fail(name(s, 2), " is not row-major");
-  if (n % width != 0) return fail("n = ", n, " is not a multiple of the vector size ", width);
-  const std::int64_t registers = m * n / width + n / width + 1;
+  const std::int64_t row = (n + width - 1) / width;
+  const std::int64_t registers = m * row + row + 1;
   if (registers > t.vector_registers) {
-    return fail("needs ", registers, " vector registers (", m * n / width, " for C, ", n / width,
-                " for B, 1 broadcast), the target has ", t.vector_registers);
+    return fail("needs ", registers, " vector registers (", m * row, " for C, ", row, " for B, 1 broadcast), the target has ",
+                t.vector_registers);
   }
   return std::nullopt;
 }
@@ -313,6 +324,18 @@ std::int64_t dot_chains(std::int64_t vectors) {
     if (vectors % c == 0) return c;
   }
   return 1;
+}
+
+std::vector<std::int64_t> partial_register_stores(std::int64_t lanes, bool opmask) {
+  if (opmask) return {lanes};
+  std::vector<std::int64_t> out;
+  for (std::int64_t piece : {4, 2, 1}) {
+    if (lanes >= piece) {
+      out.push_back(piece);
+      lanes -= piece;
+    }
+  }
+  return out;
 }
 
 std::vector<KernelKind> kernels_for(const Spec& spec, const Target& target) {

@@ -69,7 +69,7 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
   TensorSpec tile = t;
   tile.shape = shape;
   tile.contiguous = tile_is_contiguous(t.shape, shape, t.layout) && (t.contiguous || is_unit_stride_run(shape, t.layout));
-  tile.contiguous |= within_one_block(t, shape, step);
+  tile.contiguous |= within_one_block(t, shape, step) || volume(shape) == 1;  // one element is one run
   // Tiles start at multiples of `step`: aligned when every such start is a multiple of the alignment.
   const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   const std::int64_t align = t.level == Level::VRF || t.level == Level::RF ? bytes : 64;
@@ -136,6 +136,36 @@ bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size) {
   // Panels of exactly one register along the innermost dimension, starting at a panel boundary (aligned).
   return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block == vector_size &&
          t.aligned && along_innermost && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
+}
+
+Layout register_panels(std::size_t rank, std::uint32_t vector_size) {
+  KRIEK_ASSERT(rank >= 1, "register panels of a rank-0 tensor");
+  return Layout::blocked(static_cast<std::uint8_t>(rank - 1), vector_size);
+}
+
+bool in_register_panels(const TensorSpec& t) {
+  return t.level == Level::VRF && t.rank() >= 1 && t.vector_size > 0 && t.layout == register_panels(t.rank(), t.vector_size);
+}
+
+bool register_rows(const TensorSpec& t) {
+  if (t.level != Level::VRF || t.rank() == 0 || t.vector_size == 0) return false;
+  if (in_register_panels(t)) return true;
+  return t.layout.same_placement(Layout::row_major(), t.shape) && t.shape.back() % t.vector_size == 0;
+}
+
+std::int64_t registers_of(const TensorSpec& t) {
+  KRIEK_ASSERT(t.level == Level::VRF && t.vector_size > 0, "registers of a tensor outside VRF");
+  const std::int64_t vs = t.vector_size;
+  return (t.layout.buffer_elements(t.shape) + vs - 1) / vs;
+}
+
+bool register_panels_dense(const TensorSpec& t, std::uint32_t vector_size) {
+  if (t.rank() == 0) return false;
+  // A row of a row-major tensor is one run at any row stride.
+  if (t.layout.kind == Layout::Kind::row_major) return true;
+  if (t.contiguous && t.layout.same_placement(Layout::row_major(), t.shape)) return true;
+  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block == vector_size &&
+         t.aligned && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
 }
 
 }  // namespace kriek

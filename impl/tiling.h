@@ -36,4 +36,21 @@ TensorSpec reduced_slice(const TensorSpec& t, std::size_t axis);
 /// one register along the innermost dimension (blk<last>:<vector_size>) starting at a panel boundary.
 bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size);
 
+/// The VRF layout of register panels: the innermost dimension in panels of one register (blk<last>:vector_size),
+/// so each register holds up to `vector_size` consecutive elements of one row and a row whose extent is not a
+/// multiple of it ends in a partial register (its last lanes padding). How a register tile of an odd width stays
+/// vectorized; for whole rows it places elements as row-major does.
+Layout register_panels(std::size_t rank, std::uint32_t vector_size);
+/// True when `t` is in VRF in register panels.
+bool in_register_panels(const TensorSpec& t);
+/// True when VRF tensor `t` is rows of registers, each register consecutive elements of one row: register panels,
+/// or row-major placement with rows of whole registers.
+bool register_rows(const TensorSpec& t);
+/// Registers a VRF tensor takes (a partial register counts whole).
+std::int64_t registers_of(const TensorSpec& t);
+/// True when memory tensor `t` can be moved to or from VRF register panels of `vector_size` by vector loads and
+/// stores (masked for a partial last register): each register's elements one gap-free range, in row-major rows
+/// (any stride between rows) or in aligned panels blk<last>:<vector_size>.
+bool register_panels_dense(const TensorSpec& t, std::uint32_t vector_size);
+
 }  // namespace kriek

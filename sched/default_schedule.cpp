@@ -81,13 +81,23 @@ class Defaulter {
     if (!t.contiguous || !t.layout.same_placement(Layout::row_major(), t.shape)) {
       return then(MoveTo{op, t.level, Layout::row_major(), 0}, spec);
     }
-    return then(MoveTo{op, Level::VRF, Layout::row_major(), target_.vector_elements(t.dtype)}, spec);
+    // Register panels where rows are not whole registers and a kernel needs rows of registers (a matmul) or
+    // another operand is in panels already (elementwise registers must match).
+    const std::uint32_t width = target_.vector_elements(t.dtype);
+    bool panels = t.shape.back() % width != 0 && (std::holds_alternative<Matmul>(spec.op) || !register_box(t.shape, width));
+    for (const TensorSpec& o : spec.operands) panels |= in_register_panels(o);
+    return then(MoveTo{op, Level::VRF, panels ? register_panels(t.rank(), width) : Layout::row_major(), width}, spec);
   }
 
   /// Tiles the Spec so that every operand is one vector register of the VRF operand `v`, if it is not already.
   std::optional<ImplPtr> one_register(const Spec& spec, std::size_t v) {
     const TensorSpec& t = spec.operands[v];
     auto box = register_box(t.shape, t.vector_size);
+    if (in_register_panels(t)) {
+      // One register of a row (the row's last one partial).
+      box = Shape(t.rank(), 1);
+      box->back() = std::min<std::int64_t>(t.vector_size, t.shape.back());
+    }
     if (!box) fail(spec, "operand " + std::to_string(v) + " does not split into whole vector registers");
     if (*box == spec.output().shape) return std::nullopt;
     if (t.shape != spec.output().shape) fail(spec, "VRF operands of elementwise ops need the output's shape");
@@ -119,14 +129,18 @@ class Defaulter {
     const TensorSpec& a = spec.input(0);
     const TensorSpec& c = spec.output();
     const std::int64_t width = target_.vector_elements(c.dtype);
-    if (a.rank() != 2) fail(spec, "vector kernels take rank-2 matmuls only");
+    if (a.rank() != 2 && a.rank() != 3) fail(spec, "vector kernels take rank-2 matmuls or batches of them only");
     if (a.level == Level::VRF) fail(spec, "bcast_fma reads the lhs from memory, not VRF");
-    if (c.shape[1] % width != 0) fail(spec, "n is not a multiple of the vector size");
-    const Shape tile{1, width};
+    const bool panels = in_register_panels(c) || in_register_panels(spec.input(1));
+    const std::int64_t n = c.shape.back();
+    if (!panels && n % width != 0) fail(spec, "n is not a multiple of the vector size");
+    // One register of one row (of one batch).
+    Shape tile(c.rank(), 1);
+    tile.back() = std::min(width, n);
     if (c.shape != tile) return then(TileOut{tile, false}, spec);
     if (c.level != Level::VRF) return into_vrf(spec.operands.size() - 1, spec);
     if (!accumulates(spec.op)) return then(ToAccum{}, spec);
-    if (a.shape[1] > 1) return then(Split{1}, spec);
+    if (a.shape.back() > 1) return then(Split{1}, spec);
     if (spec.input(1).level != Level::VRF) return into_vrf(1, spec);
     fail(spec, "bcast_fma does not apply");
   }

@@ -200,6 +200,11 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
       if (is_register_level(l)) {
         MoveTo m{op, l, Layout::row_major(), l == Level::VRF ? width : 0u};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);
+        // Rows that end in a partial register stay vectorized in register panels (masked loads and stores).
+        if (l == Level::VRF && t.rank() >= 1 && width > 1 && t.shape.back() % width != 0) {
+          m.layout = register_panels(t.rank(), width);
+          if (!move_to_fails(m, spec, target)) out.emplace_back(m);
+        }
         continue;
       }
       for (const Layout& layout : distinct) {

@@ -34,7 +34,8 @@
 //      the Spec cannot rule out, all its rows fall into the same sets and evict each other: it is packed),
 //      and for inputs also row-major and, for rank >= 2, blocked by the vector width on the innermost
 //      dimension (a layout that places elements like an earlier one is skipped; outputs are never packed);
-//      VRF row-major with the target's vector size; RF row-major for single elements. Column-major and other
+//      VRF row-major with the target's vector size, then in register panels (blk<last>:<vector size>) when the
+//      innermost extent is not a multiple of it; RF row-major for single elements. Column-major and other
 //      layouts stay reachable by hand (the fluent API, the REPL) but the search does not try them;
 //   5. to_accum; 6. bufferize at each cut in GL, then L1, row-major; 7. to_matmul; 8. pad_image at GL, L2, L1
 //      (those the target has, not slower than the image, holding the padded image), row-major; 9. select of every

@@ -13,15 +13,22 @@ bool is_alias(const MoveTo& a, const TensorSpec& t, const Target& target) {
          t.layout.same_placement(a.layout, t.shape);
 }
 
+/// True when each row of memory tensor `t` is one run in row-major order (register panels load and store rows):
+/// row-major at any row stride, or one contiguous row in a layout that places it as row-major does.
+bool row_runs(const TensorSpec& t) {
+  return t.layout.kind == Layout::Kind::row_major ||
+         (t.contiguous && t.elements() == t.shape.back() && t.layout.same_placement(Layout::row_major(), t.shape));
+}
+
 /// Why no vector kernel could read or write operand `i` of `spec` in VRF, or nullopt.
-Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
+Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width, bool panels) {
   const auto fail = [&](const auto&... why) { return not_applicable("move_to", 10, why...); };
   if (std::holds_alternative<Move>(spec.op)) {
     const TensorSpec& other = spec.operands[1 - i];
     if (is_register_level(other.level)) {
       return fail("no kernel copies between registers (the other operand is in ", level_name(other.level), ")");
     }
-    if (!register_rows_dense(other, width)) {
+    if (panels ? !row_runs(other) : !register_rows_dense(other, width)) {
       return fail("vec_load and vec_store need each register's elements contiguous and row-major in the other "
                   "operand, not ", other.contiguous ? "" : "strided ", shape_text(other.shape), " ",
                   layout_text(other.layout));
@@ -43,13 +50,14 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
     }
     if (i == 0) return fail("vector kernels read the lhs from memory (it is broadcast)");
     if (is_register_level(lhs.level)) return fail("vector kernels read the lhs from memory, not ", level_name(lhs.level));
-    if (spec.operands[i].shape.back() % width != 0) {
+    if (!panels && spec.operands[i].shape.back() % width != 0) {
       return fail("n = ", spec.operands[i].shape.back(), " is not a multiple of the vector size ", width);
     }
     return std::nullopt;
   }
   if (const auto* r = std::get_if<ReduceSum>(&spec.op)) {
     if (i == 0) return fail("vector kernels read a reduction's input from memory");
+    if (panels) return fail("vec_sum_rows reads whole registers, not register panels");
     if (static_cast<std::size_t>(r->axis) + 1 == spec.input(0).rank()) {
       return fail("a reduction over the innermost axis sums lanes into one element (vec_sum_run, output in RF)");
     }
@@ -59,6 +67,7 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width) {
     // A conv's output tile in registers accumulates over its taps and channels; to_matmul then hands it to the
     // matmul kernels (bcast_fma), which read the image from memory.
     if (i + 1 != spec.operands.size()) return fail("vector kernels read a conv's image and filters from memory");
+    if (panels) return fail("a conv's output registers are whole, not register panels");
     if (is_register_level(spec.input(0).level) || is_register_level(spec.input(1).level)) {
       return fail("vector kernels read a conv's image and filters from memory");
     }
@@ -110,23 +119,38 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
   if (a.level != Level::VRF && a.vector_size != 0) {
     return not_applicable("move_to", 6, "vector size ", a.vector_size, " outside VRF (must be 0)");
   }
+  const bool panels = a.level == Level::VRF && t.rank() >= 1 && a.layout == register_panels(t.rank(), width);
   if (a.level == Level::VRF) {
-    if (!a.layout.same_placement(Layout::row_major(), t.shape)) {
-      return not_applicable("move_to", 7, "VRF holds row-major registers, not ", layout_text(a.layout));
-    }
-    if (!register_box(t.shape, width)) {
-      return not_applicable("move_to", 7, shape_text(t.shape), " does not split into whole registers of ", width,
-                            " elements");
-    }
-    if (!register_rows_dense(t, width)) {
-      return not_applicable("move_to", 7, "operand ", int(a.operand), " is ", t.contiguous ? "" : "strided and ",
-                            layout_text(t.layout), "; vec_load and vec_store need each register's elements ",
-                            "contiguous and row-major in memory");
+    if (panels) {
+      if (t.shape.back() % width == 0) {
+        return not_applicable("move_to", 7, "rows of ", t.shape.back(), " are whole registers of ", width,
+                              "; register panels are for a partial last register (VRF takes them row-major)");
+      }
+      if (!row_runs(t)) {
+        return not_applicable("move_to", 7, "operand ", int(a.operand), " is ", layout_text(t.layout),
+                              "; register panels load and store row-major rows (masked at their ends)");
+      }
+    } else {
+      if (!a.layout.same_placement(Layout::row_major(), t.shape)) {
+        return not_applicable("move_to", 7, "VRF holds row-major registers or register panels (the innermost ",
+                              "dimension blocked by ", width, "), not ", layout_text(a.layout));
+      }
+      if (!register_box(t.shape, width)) {
+        return not_applicable("move_to", 7, shape_text(t.shape), " does not split into whole registers of ", width,
+                              " elements");
+      }
+      if (!register_rows_dense(t, width)) {
+        return not_applicable("move_to", 7, "operand ", int(a.operand), " is ", t.contiguous ? "" : "strided and ",
+                              layout_text(t.layout), "; vec_load and vec_store need each register's elements ",
+                              "contiguous and row-major in memory");
+      }
     }
   }
+  TensorSpec dest = t;
+  dest.layout = a.layout;
   if (is_register_level(a.level) && target.level(a.level).capacity > 0 &&
-      t.bytes() > target.level(a.level).capacity) {
-    return not_applicable("move_to", 8, shape_text(t.shape), " takes ", t.bytes(), " bytes but ",
+      dest.bytes() > target.level(a.level).capacity) {
+    return not_applicable("move_to", 8, shape_text(t.shape), " takes ", dest.bytes(), " bytes but ",
                           level_name(a.level), " holds ", target.level(a.level).capacity);
   }
   if (is_register_level(a.level)) {
@@ -139,7 +163,7 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
     }
   }
   if (a.level == Level::VRF) {
-    if (Why w = vector_kernel_fails(spec, a.operand, width)) return w;
+    if (Why w = vector_kernel_fails(spec, a.operand, width, panels)) return w;
   }
   if (is_move) {
     const Level other = spec.operands[1 - a.operand].level;

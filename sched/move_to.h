@@ -18,14 +18,17 @@ namespace kriek {
 ///       row-major;
 ///   (6) VRF needs vector_size equal to the target's vector elements for the dtype; other levels need 0;
 ///   (7) VRF holds row-major whole registers: the shape splits into boxes of vector_size consecutive elements,
-///       and the operand is contiguous and row-major in memory (vec_load and vec_store reach it);
+///       and the operand is contiguous and row-major in memory (vec_load and vec_store reach it); or, when the
+///       innermost extent is not a multiple of vector_size, register panels (impl/tiling.h's register_panels: each
+///       row's last register partial) of a row-major operand (masked loads and stores reach its rows);
 ///   (8) VRF and RF destinations fit the level's capacity;
 ///   (9) register files do not mix: no move to VRF while another operand is in RF, nor to RF while an
 ///       operand is in VRF (no kernel reads both);
 ///   (10) a vector kernel can serve the operand in VRF: either side of a Move whose other side is contiguous
 ///       row-major memory, Zero's output, Unary operands, Binary operands of the output's shape (a broadcast input stays in memory), a rank-2
-///       Matmul's (or a batch of 1's) rhs or output when the lhs is in memory and n is a multiple of the vector size, a ReduceSum's
-///       output when the reduced axis is not the input's innermost (vec_sum_rows), a Conv's output when its image and
+///       Matmul's (or a batch of 1's) rhs or output when the lhs is in memory and n is a multiple of the vector size (any n
+///       in register panels), a ReduceSum's output in whole registers when the reduced axis is not the input's
+///       innermost (vec_sum_rows), a Conv's output in whole registers when its image and
 ///       filters are in memory and its output channels a multiple of the vector size (to_matmul makes it bcast_fma's);
 ///   (11) in a Move Spec, the level is faster than both operands' (the prologue or epilogue the move makes is
 ///       itself a Move Spec, which must be smaller than this one).

@@ -88,20 +88,19 @@ const Conv* padded_conv(const Op& op) {
   return nullptr;
 }
 
-bool whole_registers(const TensorSpec& t, const Shape& tile) {
-  if (t.level != Level::VRF) return true;
-  auto box = register_box(t.shape, t.vector_size);
-  if (!box) return false;
-  for (std::size_t d = 0; d < tile.size(); ++d) {
-    if (tile[d] % (*box)[d] != 0 || (t.shape[d] % tile[d]) % (*box)[d] != 0) return false;
-  }
-  return true;
-}
-
 int vrf_operand_split(const Spec& spec, const Loop& loop) {
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     const TensorSpec& t = spec.operands[i];
     if (t.level != Level::VRF) continue;
+    if (in_register_panels(t)) {
+      // Rows of registers: the innermost dimension cut at whole registers, or not at all (its remainder ends the
+      // row, in the row's partial register).
+      const DimMap& m = loop.operands[i][t.rank() - 1];
+      if (m.axis < 0) continue;
+      const std::int64_t e = m.extent(loop.axes[static_cast<std::size_t>(m.axis)].tile);
+      if (e % t.vector_size != 0 && e < t.shape.back()) return static_cast<int>(i);
+      continue;
+    }
     auto box = register_box(t.shape, t.vector_size);
     if (!box) return static_cast<int>(i);
     for (std::size_t d = 0; d < t.rank(); ++d) {

@@ -51,12 +51,9 @@ std::optional<Reduction> reduction_of(const Spec& spec, ReductionAxis axis = Red
 /// pad_image require none.
 const Conv* padded_conv(const Op& op);
 
-/// For an operand in VRF: true when a tile of shape `tile` (and the remainders `extent % tile`) holds whole
-/// registers, i.e. every extent is a multiple of the register box's. Always true for other levels.
-bool whole_registers(const TensorSpec& t, const Shape& tile);
-
 /// The preconditions on VRF operands shared by tile_out, split and slide: every VRF operand's tiles in `loop`
-/// hold whole registers. Returns the index of the first operand that fails, or -1.
+/// hold whole registers (in register panels: cut the innermost dimension at whole registers, so only a row's end
+/// is partial). Returns the index of the first operand that fails, or -1.
 int vrf_operand_split(const Spec& spec, const Loop& loop);
 
 }  // namespace kriek::sched_detail

@@ -17,6 +17,7 @@
 #include "codegen/emit_llvm.h"
 #include "codegen/measure.h"
 #include "spec/text.h"
+#include "impl/tiling.h"
 #include "support/random_spec.h"
 #include "synth/synthesizer.h"
 
@@ -67,9 +68,15 @@ int check_batch(const std::vector<Case>& cases, const Target& target, const std:
 }
 
 /// Counts what an Impl exercises: kernels by name, and "slide window", "pipeline", "buffer" (a move into a
-/// memory buffer of its own), "boundary" (a loop with a boundary body).
+/// memory buffer of its own), "boundary" (a loop with a boundary body), "partial register" (a kernel on the
+/// partial last register of a row in register panels).
 void count_features(const ImplNode& n, std::map<std::string, int>& seen) {
-  if (const auto* k = std::get_if<KernelCall>(&n.kind)) ++seen[std::string(kernel_name(k->kernel))];
+  if (const auto* k = std::get_if<KernelCall>(&n.kind)) {
+    ++seen[std::string(kernel_name(k->kernel))];
+    for (const TensorSpec& t : n.spec.operands) {
+      if (in_register_panels(t) && t.elements() < t.vector_size) ++seen["partial register"];
+    }
+  }
   if (const auto* l = std::get_if<Loop>(&n.kind)) {
     if (l->window) ++seen["slide window"];
     if (l->body_masks.size() > 1) ++seen["boundary"];
@@ -140,7 +147,7 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
   CHECK(verified == kernels);  // every kernel was loaded, run and compared: none skipped
   CHECK(llvm_verified == kernels);
   // The suite must reach every kernel and the interesting code paths, or it proves little.
-  std::vector<std::string> features = {"boundary", "pipeline", "buffer", "slide window", "pad"};
+  std::vector<std::string> features = {"boundary", "pipeline", "buffer", "slide window", "pad", "partial register"};
   for (KernelKind k : kAllKernels) features.emplace_back(kernel_name(k));
   for (const std::string& feature : features) {
     INFO("feature " << feature);

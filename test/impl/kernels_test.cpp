@@ -16,6 +16,11 @@ const Target& scalar_target() {
 }
 
 TensorSpec vec(Shape s) { return ts(std::move(s), Level::VRF, Layout::row_major(), 16); }
+/// A VRF tensor in register panels of 16 (impl/tiling.h): rows whose last register may be partial.
+TensorSpec panels(Shape s) {
+  const std::size_t last = s.size() - 1;
+  return ts(std::move(s), Level::VRF, Layout::blocked(static_cast<std::uint8_t>(last), 16), 16);
+}
 TensorSpec rf(Shape s = {1, 1}) { return ts(std::move(s), Level::RF); }
 
 /// Requires that `k` rejects `s` with a reason containing `part`.
@@ -99,19 +104,39 @@ TEST_CASE("vec_load: memory to one VRF vector, source contiguous, same element o
   rejects(k, move_spec(ts({1, 8}), vec({1, 8})), "operand 1 (1x8 VRF) has 8 elements, not one vector of 16");
   rejects(k, move_spec(ts({1, 16}), ts({1, 16}, Level::L1)), "operand 1 (1x16 L1) is not in VRF");
   rejects(k, move_spec(rf({1, 16}), vec({1, 16})), "operand 0 (1x16 RF) is not in memory");
+  // A row of a row-major tensor is one run at any row stride; two rows with a gap are not.
   TensorSpec strided = ts({1, 16});
   strided.contiguous = false;
-  rejects(k, move_spec(strided, vec({1, 16})), "operand 0 (1x16 GL) is not contiguous");
+  accepts(k, move_spec(strided, vec({1, 16})));
+  strided.shape = {2, 8};
+  rejects(k, move_spec(strided, vec({2, 8})), "operand 0 (2x8 GL) is not contiguous");
   rejects(k, move_spec(ts({2, 8}, Level::GL, Layout::col_major()), vec({2, 8})), "orders elements unlike");
   rejects(k, zero(vec({1, 16})), "implements move, not zero");
+}
+
+TEST_CASE("vector kernels take the partial register that ends a row in register panels", "[kernel]") {
+  accepts(KernelKind::vec_load, move_spec(ts({1, 5}, Level::L1), panels({1, 5})));
+  accepts(KernelKind::vec_store, move_spec(panels({1, 5}), ts({1, 5})));
+  accepts(KernelKind::vec_zero, zero(panels({1, 13})));
+  accepts(KernelKind::vec_unary, unary(panels({1, 5}), panels({1, 5})));
+  accepts(KernelKind::vec_binary, binary(panels({1, 5}), ts({1, 1}), panels({1, 5})));
+  // One row only, fewer lanes than a register, in panels (a row-major VRF tensor has no padding lanes).
+  rejects(KernelKind::vec_zero, zero(panels({2, 5})),
+          "operand 0 (2x5 VRF) has 10 elements, not one vector of 16 nor one row of fewer in register panels (blk1:16)");
+  rejects(KernelKind::vec_zero, zero(panels({1, 20})), "has 20 elements, not one vector of 16");
+  rejects(KernelKind::vec_zero, zero(panels({2, 8})), "operand 0 (2x8 VRF) has 16 elements, not one vector of 16 nor");
+  rejects(KernelKind::vec_load, move_spec(ts({1, 5}), vec({1, 5})),
+          "operand 1 (1x5 VRF) has 5 elements, not one vector of 16 nor one row of fewer in register panels (row)");
+  rejects(KernelKind::vec_store, move_spec(ts({1, 5}, Level::VRF, Layout::blocked(0, 16), 16), ts({1, 5})),
+          "not one vector of 16 nor one row of fewer in register panels (blk0:16)");
 }
 
 TEST_CASE("vec_store: one VRF vector to memory, destination contiguous", "[kernel]") {
   const auto k = KernelKind::vec_store;
   accepts(k, move_spec(vec({1, 16}), ts({1, 16}, Level::L2)));
-  TensorSpec strided = ts({1, 16});
+  TensorSpec strided = ts({2, 8});
   strided.contiguous = false;
-  rejects(k, move_spec(vec({1, 16}), strided), "operand 1 (1x16 GL) is not contiguous");
+  rejects(k, move_spec(vec({2, 8}), strided), "operand 1 (2x8 GL) is not contiguous");
   rejects(k, move_spec(ts({1, 16}), ts({1, 16})), "operand 0 (1x16 GL) is not in VRF");
   rejects(k, move_spec(vec({1, 16}), vec({1, 16})), "operand 1 (1x16 VRF) is not in memory");
 }
@@ -150,15 +175,36 @@ TEST_CASE("bcast_fma: A m x 1 in memory, B 1 x n in VRF or memory, C m x n in VR
   accepts(k, matmul(ts({6, 1}), ts({1, 16}), vec({6, 16}), true));
   accepts(k, matmul(ts({6, 1}), ts({1, 64}, Level::L2, Layout::blocked(1, 16)), vec({6, 64}), true));
   rejects(k, matmul(ts({6, 1}), ts({1, 64}, Level::L2, Layout::blocked(1, 8)), vec({6, 64}), true),
-          "operand 1 (1x64 L2) in memory is not whole registers of dense rows (blk1:8)");
+          "operand 1 (1x64 L2) in memory is not registers of dense rows (blk1:8)");
   rejects(k, matmul(ts({6, 1}), rf({1, 16}), vec({6, 16}), true), "operand 1 (1x16 RF) is neither in VRF nor in memory");
   rejects(k, matmul(ts({6, 1}), vec({1, 16}), ts({6, 16}), true), "operand 2 (6x16 GL) is not in VRF");
   rejects(k, matmul(ts({6, 1}), vec({1, 16}), ts({6, 16}, Level::VRF, Layout::col_major(), 16), true),
-          "operand 2 (6x16 VRF) is not row-major");
-  rejects(k, matmul(ts({6, 1}), vec({1, 8}), vec({6, 8}), true), "n = 8 is not a multiple of the vector size 16");
+          "operand 2 (6x16 VRF) is not rows of registers (col");
+  rejects(k, matmul(ts({6, 1}), vec({1, 8}), vec({6, 8}), true),
+          "operand 2 (6x8 VRF) is not rows of registers (row, n = 8, vector size 16)");
   rejects(k, matmul(ts({15, 1}), vec({1, 32}), vec({15, 32}), true),
           "needs 33 vector registers (30 for C, 2 for B, 1 broadcast), the target has 32");
   accepts(k, matmul(ts({14, 1}), vec({1, 32}), vec({14, 32}), true));
+}
+
+TEST_CASE("bcast_fma: an odd n in register panels, the last register of each row partial", "[kernel]") {
+  const auto k = KernelKind::bcast_fma;
+  accepts(k, matmul(ts({6, 1}), ts({1, 20}), panels({6, 20}), true));
+  accepts(k, matmul(ts({6, 1}), panels({1, 20}), panels({6, 20}), true));
+  accepts(k, matmul(ts({6, 1}), ts({1, 20}, Level::L1, Layout::blocked(1, 16)), panels({6, 20}), true));
+  accepts(k, matmul(ts({6, 1}), ts({1, 3}), panels({6, 3}), true));
+  // B from memory: each register's elements one run (row-major rows at any stride, or aligned panels).
+  TensorSpec strided = ts({1, 20});
+  strided.contiguous = false;
+  accepts(k, matmul(ts({6, 1}), strided, panels({6, 20}), true));
+  rejects(k, matmul(ts({6, 1}), ts({1, 20}, Level::L1, Layout::blocked(1, 8)), panels({6, 20}), true),
+          "operand 1 (1x20 L1) in memory is not registers of dense rows (blk1:8)");
+  rejects(k, matmul(ts({6, 1}), ts({1, 20}), ts({6, 20}, Level::VRF, Layout::blocked(1, 8), 16), true),
+          "operand 2 (6x20 VRF) is not rows of registers (blk1:8");
+  // Registers count partial ones whole: 15 rows of 2 + 2 for B + 1 = 33.
+  rejects(k, matmul(ts({15, 1}), ts({1, 20}), panels({15, 20}), true),
+          "needs 33 vector registers (30 for C, 2 for B, 1 broadcast), the target has 32");
+  accepts(k, matmul(ts({14, 1}), ts({1, 20}), panels({14, 20}), true));
 }
 
 TEST_CASE("dot_fma: 1 x k times k x 1 from dense runs in memory into one RF element", "[kernel]") {

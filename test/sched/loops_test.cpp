@@ -54,6 +54,16 @@ TEST_CASE("tile_out (5): VRF operands stay whole registers", "[sched][tile_out]"
   CHECK_THAT(reason(TileOut{{1, 24}}, s), Contains("tile_out (5)"));  // the boundary tile holds 8
 }
 
+TEST_CASE("tile_out (5): register panels are cut at whole registers, only a row's end is partial", "[sched][tile_out]") {
+  const TensorSpec p = ts({3, 40}, Level::VRF, Layout::blocked(1, 16), 16);
+  const Spec s{Unary{}, {p, p}, false};
+  applied(TileOut{{1, 16}}, s);  // the boundary tile 1x8 ends each row
+  applied(TileOut{{2, 32}}, s);
+  applied(TileOut{{1, 40}}, s);
+  CHECK_THAT(reason(TileOut{{1, 8}}, s), Contains("tile_out (5): operand 0 (3x40 in VRF, vector size 16) would be cut"));
+  CHECK_THAT(reason(TileOut{{3, 24}}, s), Contains("tile_out (5)"));
+}
+
 TEST_CASE("tile_out (6): a Move between VRF and memory keeps the memory tiles contiguous", "[sched][tile_out]") {
   const Spec s = move_spec(ts({2, 10, 8}), vrf({2, 10, 8}));
   applied(TileOut{{1, 2, 8}}, s);

@@ -68,7 +68,8 @@ TEST_CASE("move_to (6): vector sizes only in VRF, the target's", "[sched][move_t
 
 TEST_CASE("move_to (7): VRF holds row-major whole registers", "[sched][move_to]") {
   CHECK_THAT(reason(to(0, Level::VRF, Layout::col_major(), 16), relu({2, 16})),
-             Contains("move_to (7): VRF holds row-major registers, not col"));
+             Contains("move_to (7): VRF holds row-major registers or register panels (the innermost dimension blocked "
+                      "by 16), not col"));
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), relu({3, 5})),
              Contains("move_to (7): 3x5 does not split into whole registers of 16 elements"));
   applied(to(0, Level::VRF, {}, 16), relu({4, 4}));  // one register spans four rows
@@ -93,6 +94,36 @@ TEST_CASE("move_to (7): VRF holds row-major whole registers", "[sched][move_to]"
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), s), Contains("move_to (7): operand 0 is strided and blk1:16"));
   s.operands[0] = ts({2, 32}, Level::L1, Layout::blocked(1, 8));
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), s), Contains("move_to (7): operand 0 is blk1:8"));
+}
+
+TEST_CASE("move_to (7): register panels when rows end in a partial register", "[sched][move_to]") {
+  const Layout panels = Layout::blocked(1, 16);
+  const ImplPtr moved = applied(to(0, Level::VRF, panels, 16), relu({3, 5}));
+  const auto* m = std::get_if<MoveOp>(&moved->kind);
+  REQUIRE(m != nullptr);
+  CHECK(m->dest.layout == panels);
+  CHECK(m->dest.bytes() == 3 * 16 * 4);  // each row one padded register
+  // Rows of whole registers take the row-major placement only (one Spec per placement).
+  CHECK_THAT(reason(to(0, Level::VRF, panels, 16), relu({2, 32})),
+             Contains("move_to (7): rows of 32 are whole registers of 16; register panels are for a partial last "
+                      "register"));
+  // Memory rows at any stride load by masked vectors; a column-major operand does not.
+  Spec s = relu({3, 5});
+  s.operands[0].contiguous = false;
+  applied(to(0, Level::VRF, panels, 16), s);
+  s.operands[0] = ts({3, 5}, Level::L1, Layout::col_major());
+  CHECK_THAT(reason(to(0, Level::VRF, panels, 16), s),
+             Contains("move_to (7): operand 0 is col; register panels load and store row-major rows"));
+  // Padding counts against the capacity (8): 30 rows of 17 are 2040 bytes, 3840 in panels.
+  CHECK_THAT(reason(to(0, Level::VRF, panels, 16), relu({30, 17})),
+             Contains("move_to (8): 30x17 takes 3840 bytes but VRF holds 2048"));
+  // A matmul's register tile of any width (10), but not a reduction's or a conv's.
+  applied(to(2, Level::VRF, panels, 16), matmul({4, 4}, {4, 20}));
+  applied(to(1, Level::VRF, panels, 16), matmul({4, 4}, {4, 20}));
+  CHECK_THAT(reason(to(1, Level::VRF, Layout::blocked(0, 16), 16), reducesum({4, 20}, 0, true)),
+             Contains("move_to (10): vec_sum_rows reads whole registers, not register panels"));
+  CHECK_THAT(reason(to(2, Level::VRF, Layout::blocked(2, 16), 16), conv({4, 4}, {1, 1, 20})),
+             Contains("move_to (10): a conv's output registers are whole, not register panels"));
 }
 
 TEST_CASE("move_to (8): registers have a capacity", "[sched][move_to]") {
