@@ -2,7 +2,7 @@
 // into the workspace, register buffers are allocas in the entry block (one <W x float> per vector register, an
 // array for scalar registers) that SROA turns into SSA values, loops are counted do-while loops, and a parallel
 // nest is outlined into a function of (context, first, end) over the collapsed iterations whose context struct
-// carries every live name; kriek's runtime runs it on TBB threads (llvm_runtime.cpp).
+// carries every live name; kriek's runtime runs it on TBB threads (codegen/runtime/kernel_runtime.cpp).
 #include <map>
 
 #include <llvm/IR/IRBuilder.h>
@@ -76,8 +76,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
 
   void parallel(const std::vector<std::int64_t>& trips) override {
     KRIEK_ASSERT(collapsed_.empty() && collapsed_vars_.empty(), "a parallel nest inside the loops of another");
-    // An object file has no runtime to run them: its loops stay serial, and build_ir_module refuses it.
-    if (use_ == IrUse::jit) collapsed_ = trips;
+    collapsed_ = trips;
   }
 
   Affine open_loop(std::int64_t trips) override {
@@ -410,10 +409,6 @@ IrModule build_ir_module(llvm::LLVMContext& context, const ImplPtr& impl, const 
   const std::vector<std::string> names = root_operand_names(impl->spec);
   emitter.begin(names);
   const Lowered lowered = lower(*impl, root_views(impl->spec, names), target, emitter);
-  if (lowered.parallel && use == IrUse::object) {
-    user_error("an object file cannot hold parallel loops (they run on kriek's runtime); use --format c, or ",
-               "synthesize with --memory or a serial Spec");
-  }
   emitter.finish(lowered.workspace_bytes);
   return IrModule{std::move(module), lowered};
 }

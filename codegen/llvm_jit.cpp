@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
@@ -26,6 +27,7 @@
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
 #include "codegen/llvm_ir.h"
+#include "impl/printer.h"
 
 namespace kriek::codegen {
 namespace {
@@ -189,7 +191,7 @@ std::string emit_llvm_ir(const ImplPtr& impl, const Target& target, std::string 
   return os.str();
 }
 
-void write_llvm_object(const ImplPtr& impl, const Target& target, const std::filesystem::path& path,
+bool write_llvm_object(const ImplPtr& impl, const Target& target, const std::filesystem::path& path,
                        std::string function) {
   KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
   if (function.empty()) function = function_name(impl->spec);
@@ -202,6 +204,26 @@ void write_llvm_object(const ImplPtr& impl, const Target& target, const std::fil
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out.flush()) user_error("cannot write the object file '", path.string(), "'");
+  return m.lowered.parallel;
+}
+
+LlvmSource emit_llvm_source(const ImplPtr& impl, const Target& target, std::string function) {
+  KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
+  if (function.empty()) function = function_name(impl->spec);
+  const IrCpu cpu = ir_cpu(target);
+  const auto tm = target_machine(cpu);
+  llvm::LLVMContext context;
+  const IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::object);
+  LlvmSource out;
+  llvm::raw_string_ostream os(out.ir);
+  os << "; LLVM " << LLVM_VERSION_STRING << "\n";
+  m.module->print(os, nullptr);
+  os.flush();
+  out.function = function;
+  out.workspace_bytes = m.lowered.workspace_bytes;
+  out.parallel = m.lowered.parallel;
+  out.parameters = root_operand_names(impl->spec);
+  return out;
 }
 
 JitKernel jit_compile(const ImplPtr& impl, const Target& target, std::string function) {
