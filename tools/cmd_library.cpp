@@ -135,7 +135,7 @@ int run_library(const std::vector<std::string>& raw) {
     if (!merged) return 0;
     build_args = *merged;
   }
-  const LibraryReport report = build_library(entries, build_args, options, std::cerr);
+  const LibraryReport report = build_library(entries, build_args, options);
   for (const auto& [e, why] : report.failed) {
     std::cerr << "kriek: skipped " << list_file << ":" << e.line << " (" << e.symbol << "): " << why << "\n";
   }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "codegen/kernel_runtime.h"
 #include "codegen/measure.h"
 #include "spec/error.h"
+#include "tools/progress_line.h"
 #include "tools/synthesis.h"
 
 namespace kriek::tools {
@@ -143,8 +145,59 @@ void link_library(const std::vector<fs::path>& objects, const std::vector<const 
                                links.runtime ? codegen::kKernelRuntimeLibraries : std::vector<std::string>{});
 }
 
+/// The library's progress line on a terminal (progress_line.h): a bar of the kernels done, and the running
+/// kernel's stage as a bar of its own; the search's counters follow while it searches.
+class BuildProgress {
+ public:
+  enum class Stage : std::uint8_t { search, code, object, verify, time };
+
+  explicit BuildProgress(std::size_t total) : total_(total) {}
+  void kernel(std::size_t index, const std::string& symbol) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    index_ = index;
+    symbol_ = symbol;
+    stage_ = Stage::search;
+  }
+  void stage(Stage s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stage_ = s;
+  }
+  /// Writes whole lines to stderr above the progress line.
+  void print(const std::string& text) { line_.print(text); }
+
+ private:
+  static const char* name(Stage s) {
+    switch (s) {
+      case Stage::search: return "search";
+      case Stage::code: return "code";
+      case Stage::object: return "object";
+      case Stage::verify: return "verify";
+      case Stage::time: return "time";
+    }
+    return "?";
+  }
+  std::string render() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int stages = static_cast<int>(Stage::time) + 1;
+    std::ostringstream out;
+    out << "library " << ProgressLine::bar(static_cast<double>(index_) / static_cast<double>(total_), 20) << " "
+        << index_ << "/" << total_ << " | " << symbol_ << " "
+        << ProgressLine::bar(static_cast<double>(static_cast<int>(stage_) + 1) / stages, stages) << " "
+        << name(stage_);
+    return out.str();
+  }
+
+  std::mutex mutex_;
+  std::size_t total_, index_ = 0;
+  std::string symbol_;
+  Stage stage_ = Stage::search;
+  ProgressLine line_{[this] { return render(); }};  ///< last: stops drawing before the state above goes
+};
+
 /// Verifies and times the kernel in a shared library of its own; returns an error text, empty when it verified.
-std::string verify_kernel(const fs::path& object, LibraryKernel& k, const fs::path& work, double budget) {
+std::string verify_kernel(const fs::path& object, LibraryKernel& k, const fs::path& work, double budget,
+                          BuildProgress& progress) {
+  progress.stage(BuildProgress::Stage::verify);
   const fs::path so = work / (k.entry.symbol + ".so");
   link_library({object}, {&k}, work, so);
   const codegen::LoadedKernel kernel = codegen::LoadedKernel::load(so, k.entry.symbol);
@@ -157,6 +210,7 @@ std::string verify_kernel(const fs::path& object, LibraryKernel& k, const fs::pa
         << " (tolerance " << v.tolerance << "); its source is kept at " << keep_source(work, k);
     return why.str();
   }
+  progress.stage(BuildProgress::Stage::time);
   k.gflops = codegen::time_kernel(kernel, k.entry.spec, budget).gflops;
   return "";
 }
@@ -182,8 +236,8 @@ void install(const fs::path& staging, const fs::path& out) {
 
 }  // namespace
 
-LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args, const LibraryOptions& options,
-                            std::ostream& progress) {
+LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args,
+                            const LibraryOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const fs::path out = fs::absolute(options.out);
   if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "manifest.json")) {
@@ -206,10 +260,12 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
   std::string table;
   std::unique_ptr<Target> target;
   std::unique_ptr<CostModel> model;
+  BuildProgress progress(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const LibraryEntry& e = entries[i];
-    progress << "[" << i + 1 << "/" << entries.size() << "] " << e.symbol << ": " << e.spec_text << "\n"
-             << std::flush;
+    progress.kernel(i, e.symbol);
+    progress.print("[" + std::to_string(i + 1) + "/" + std::to_string(entries.size()) + "] " + e.symbol + ": " +
+                   e.spec_text + "\n");
     LibraryKernel k{e, {}, 0, "", 0, 0, 0, false};
     std::string why;
     try {
@@ -221,6 +277,7 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
         if (s.table_path) table = s.table_path->string();
       }
       k.predicted_cost = evaluate(s.impl, s.target(), s.synth->model()).cost;
+      progress.stage(BuildProgress::Stage::code);
       k.code = kernel_code(s.impl, s.target(), e.symbol, options.backend);
       k.source_hash = source_hash(k, s.target());
       const fs::path cached = cache_dir(out) / (k.source_hash + ".o");
@@ -231,23 +288,25 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
                       fs::copy_options::overwrite_existing);
         k.reused = true;
       } else {
+        progress.stage(BuildProgress::Stage::object);
         fs::rename(build_object(k, s.target(), work), object);
         ++report.compiled;
-        why = verify_kernel(object, k, work, options.time_budget);
+        why = verify_kernel(object, k, work, options.time_budget, progress);
         if (why.empty()) {
           std::ostringstream result;
           result << std::setprecision(9) << k.max_error << " " << k.tolerance << " " << k.gflops << "\n";
           write_text(cache_dir(staging) / (k.source_hash + ".result"), result.str());
         }
       }
-      progress << "    " << s.stats_line() << "\n    ";
+      std::ostringstream report_line;
+      report_line << "    " << s.stats_line() << "\n    ";
       if (why.empty()) {
-        progress << (k.reused ? "unchanged: object and measurements reused, " : "compiled, verified, ") << std::fixed
-                 << std::setprecision(1) << k.gflops << " GFLOP/s" << std::defaultfloat;
+        report_line << (k.reused ? "unchanged: object and measurements reused, " : "compiled, verified, ")
+                    << std::fixed << std::setprecision(1) << k.gflops << " GFLOP/s";
       } else {
-        progress << why;
+        report_line << why;
       }
-      progress << "\n" << std::flush;
+      progress.print(report_line.str() + "\n");
     } catch (const UserError& err) {
       why = err.what();
     }

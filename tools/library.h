@@ -62,10 +62,10 @@ struct LibraryReport {
 };
 
 /// Builds the library of `entries`; synthesis takes the synth flags in `args` (--target, --memory, --threads,
-/// --table, --no-table). Progress goes to `progress`. UserError for a failing kernel (naming its list line)
-/// unless keep_going; nothing in `options.out` changes then.
-LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args, const LibraryOptions& options,
-                            std::ostream& progress);
+/// --table, --no-table). Progress goes to stderr (a line per kernel, and a live progress line on a terminal).
+/// UserError for a failing kernel (naming its list line) unless keep_going; nothing in `options.out` changes then.
+LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args,
+                            const LibraryOptions& options);
 
 // --- The installed files' text (library_files.cpp).
 

@@ -221,3 +221,25 @@ TEST_CASE("a C and a C++ program use the library through its CMake package, from
     CHECK_THAT(pc.out, Contains("-lkernels"));
   }
 }
+
+TEST_CASE("kriek library draws a progress line on a terminal only", "[tools][library]") {
+  if (run("command -v script").status != 0) {
+    WARN("script (util-linux) is not installed: skipped");
+    return;
+  }
+  TempDir dir;
+  write(dir.path / "kernels.txt", kList);
+  const std::string command = std::string(KRIEK_BINARY) + " library " + (dir.path / "kernels.txt").string() +
+                              " -o " + (dir.path / "lib").string() + " --table " + (dir.path / "t.table").string();
+  // script gives the command a terminal; the search, three objects and their timing last well over the 0.5 s
+  // between redraws.
+  const Result tty = run("script -qec '" + command + "' /dev/null");
+  INFO(tty.out);
+  REQUIRE(tty.status == 0);
+  CHECK_THAT(tty.out, Contains("\rlibrary ") && Contains("/3 | ") && Contains("\033[K"));
+  const Result piped = kriek_cmd("library " + (dir.path / "kernels.txt").string() + " -o " +
+                                 (dir.path / "lib2").string() + " --table " + (dir.path / "t.table").string());
+  REQUIRE(piped.status == 0);
+  CHECK(piped.out.find('\r') == std::string::npos);
+  CHECK(piped.out.find("\033[K") == std::string::npos);
+}
