@@ -4,6 +4,7 @@
 // JITDylib of its own (kernels may share names) and drops it with the last copy of the kernel.
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <mutex>
 
 #include <llvm/Config/llvm-config.h>
@@ -67,7 +68,7 @@ IrCpu ir_cpu(const Target& target) {
   return IrCpu{};
 }
 
-std::unique_ptr<llvm::TargetMachine> target_machine(const IrCpu& cpu) {
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const IrCpu& cpu) {
   initialize_llvm();
   const std::string triple = llvm::sys::getProcessTriple();
   std::string error;
@@ -79,6 +80,45 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const IrCpu& cpu) {
   if (!tm) throw CompileError("LLVM cannot generate code for the CPU " + cpu.cpu);
   return tm;
 }
+
+/// A TargetMachine for `cpu`, lent from a process-wide pool per CPU and features (making one costs about as much as
+/// lowering a small kernel) and given back when the lease ends. A lease is one thread's: a TargetMachine is not
+/// meant to be shared by threads compiling at once, so a second thread asking meanwhile gets a machine of its own.
+class TargetMachineLease {
+ public:
+  explicit TargetMachineLease(const IrCpu& cpu) : key_(cpu.cpu + "|" + cpu.features) {
+    {
+      std::lock_guard<std::mutex> lock(mutex());
+      auto& free = pool()[key_];
+      if (!free.empty()) {
+        tm_ = std::move(free.back());
+        free.pop_back();
+      }
+    }
+    if (!tm_) tm_ = make_target_machine(cpu);
+  }
+  ~TargetMachineLease() {
+    std::lock_guard<std::mutex> lock(mutex());
+    pool()[key_].push_back(std::move(tm_));
+  }
+  TargetMachineLease(const TargetMachineLease&) = delete;
+  TargetMachineLease& operator=(const TargetMachineLease&) = delete;
+  llvm::TargetMachine& operator*() const { return *tm_; }
+  llvm::TargetMachine* operator->() const { return tm_.get(); }
+
+ private:
+  using Pool = std::map<std::string, std::vector<std::unique_ptr<llvm::TargetMachine>>>;
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static Pool& pool() {
+    static Pool* p = new Pool;  // never destroyed: a lease may end after static destruction began
+    return *p;
+  }
+  std::string key_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+};
 
 /// The module of `impl` for `tm`, checked by LLVM's verifier (a failure is a kriek bug).
 IrModule build(llvm::LLVMContext& context, const ImplPtr& impl, const Target& target, const std::string& function,
@@ -182,7 +222,7 @@ std::string emit_llvm_ir(const ImplPtr& impl, const Target& target, std::string 
   KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
   if (function.empty()) function = function_name(impl->spec);
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   const IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::jit);
   std::string text;
@@ -196,7 +236,7 @@ bool write_llvm_object(const ImplPtr& impl, const Target& target, const std::fil
   KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
   if (function.empty()) function = function_name(impl->spec);
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::object);
   optimize(*m.module, *tm, cpu.vector_bits > 0);
@@ -211,7 +251,7 @@ LlvmSource emit_llvm_source(const ImplPtr& impl, const Target& target, std::stri
   KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
   if (function.empty()) function = function_name(impl->spec);
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   const IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::object);
   LlvmSource out;
@@ -231,7 +271,7 @@ JitKernel jit_compile(const ImplPtr& impl, const Target& target, std::string fun
   const auto start = Clock::now();
   if (function.empty()) function = function_name(impl->spec);
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::jit);
   JitKernel k;
@@ -245,7 +285,7 @@ JitKernel jit_compile(const ImplPtr& impl, const Target& target, std::string fun
 
 LoadedKernel jit_peak_probe(const Target& target, int chains) {
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   llvm::Module m("kriek_peak_probe", context);
   m.setTargetTriple(tm->getTargetTriple().str());
