@@ -1,10 +1,16 @@
-// The two code generators side by side: for each Spec of a matmul suite, the DP's best Impl is compiled by the C
-// backend ($CC, dlopen) and JIT-compiled by the LLVM backend, both verified, then timed in alternation (C, LLVM,
-// C, LLVM, ...: the machine's load drifts alike for both); the ratio LLVM / C of the median GFLOP/s per Spec, their
-// geometric mean and the lowest. Then latency: every frontier entry of the suite's smaller Specs compiled one by
-// one by each backend (C: write, compile, load; LLVM: lower, O3, codegen, link), the median per kernel.
+// The two code generators side by side: for each Spec of the suites (matmul, elementwise, reductions, conv,
+// batched), the DP's best Impl is compiled by the C backend ($CC, dlopen) and JIT-compiled by the LLVM backend,
+// both verified, then timed in alternation (C, LLVM, C, LLVM, ...: the machine's load drifts alike for both); the
+// ratio LLVM / C of the median GFLOP/s per Spec, their geometric mean and the lowest, per suite and over all. Then
+// latency: frontier entries of the Specs compiled one by one by each backend (C: write, compile, load; LLVM:
+// lower, O3, codegen, link), the median per kernel.
 //
-//   build/bench/bench_backends [--sizes 64,128,82x99x63,4x64x64x64] [--rounds N] [--latency-kernels N] [--threads N]
+//   build/bench/bench_backends [--suites matmul,elementwise,reductions,conv,batched] [--specs 'TEXT|TEXT']
+//                              [--rounds N] [--latency-kernels N] [--threads N] [--table DIR]
+//
+// --specs replaces the suites by Specs in the spec text, separated by '|' (e.g. 'matmul 512x512x512 f32').
+// --table reads the Specs' frontiers from a DP table and saves what was searched there (the next run searches
+// nothing); without it every Spec is searched from scratch.
 //
 // Parallel kernels run on 1 thread unless --threads says more: the two backends' runtimes (OpenMP for C, TBB for
 // LLVM) share this process, and on a busy 2-core machine one's spinning workers starve the other's barriers (C at
@@ -20,10 +26,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cache/table_files.h"
+#include "cache/table_tools.h"
 #include "codegen/compile.h"
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
@@ -45,18 +54,29 @@ double median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-std::vector<std::string> split(const std::string& text) {
+std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> out;
   std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(item);
+  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
   return out;
 }
 
-/// "64" -> "matmul 64x64x64 f32"; "82x99x63" and "4x64x64x64" as they are.
-std::string spec_text_of(const std::string& size) {
-  const std::string shape = size.find('x') == std::string::npos ? size + "x" + size + "x" + size : size;
-  return "matmul " + shape + " f32";
-}
+/// The suites: Specs the search solves in seconds from scratch (no DP table here).
+const std::vector<std::pair<std::string, std::vector<std::string>>> kSuites = {
+    {"matmul",
+     {"matmul 64x64x64 f32", "matmul 128x128x128 f32", "matmul 256x256x256 f32", "matmul 82x99x63 f32",
+      "matmul 99x36x67 f32"}},
+    {"elementwise",
+     {"relu 256x256 f32", "add 256x256 f32", "add 256x256 1x256 f32", "mul 128x512 f32",
+      "compose[add, relu] 256x256 256x256 f32", "relu 99x37 f32"}},
+    {"reductions",
+     {"reducesum[axis=1] 256x256 f32", "reducesum[axis=0] 256x256 f32", "matmul 1x256x256 f32",
+      "matmul 256x256x1 f32", "reducesum[axis=1] 67x45 f32"}},
+    {"conv",
+     {"conv 1x10x10x16 3x3x16x16 f32", "conv[pad=1] 1x8x8x16 3x3x16x16 f32", "conv 1x12x12x32 1x1x32x32 f32",
+      "conv 30x30 3x3x8 f32"}},
+    {"batched", {"matmul 4x64x64x64 f32", "matmul 8x32x32x32 f32", "matmul 2x48x64x40 f32"}},
+};
 
 std::string uptime() {
   FILE* f = std::fopen("/proc/loadavg", "r");
@@ -72,15 +92,32 @@ std::string uptime() {
 
 }  // namespace
 
+/// The geometric mean and lowest of ratios.
+struct Ratios {
+  double log_sum = 0, lowest = 1e9;
+  int count = 0;
+  void add(double r) {
+    log_sum += std::log(r);
+    lowest = std::min(lowest, r);
+    ++count;
+  }
+  void print(const std::string& what) const {
+    if (count == 0) return;
+    std::printf("%-12s LLVM / C: geometric mean %.3f, lowest %.3f over %d Specs\n", what.c_str(),
+                std::exp(log_sum / count), lowest, count);
+  }
+};
+
 int main(int argc, char** argv) {
-  // Specs the search solves in seconds from scratch (no DP table here); larger ones take --sizes.
-  std::string sizes = "64,128,256,82x99x63,99x36x67,4x64x64x64";
+  std::string suites = "matmul,elementwise,reductions,conv,batched", specs, table_path;
   int rounds = 5;
   std::size_t latency_kernels = 40;
   int threads = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--sizes") sizes = value;
+    if (flag == "--suites") suites = value;
+    else if (flag == "--specs") specs = value;
+    else if (flag == "--table") table_path = value;
     else if (flag == "--threads") threads = std::max(1, std::atoi(value.c_str()));
     else if (flag == "--rounds") rounds = std::max(1, std::atoi(value.c_str()));
     else if (flag == "--latency-kernels") latency_kernels = static_cast<std::size_t>(std::max(1, std::atoi(value.c_str())));
@@ -89,50 +126,74 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  std::vector<std::pair<std::string, std::vector<std::string>>> chosen;
+  if (!specs.empty()) {
+    chosen.emplace_back("specs", split(specs, '|'));
+  } else {
+    for (const std::string& name : split(suites, ',')) {
+      const auto it = std::find_if(kSuites.begin(), kSuites.end(), [&](const auto& s) { return s.first == name; });
+      if (it == kSuites.end()) {
+        std::cerr << "bench_backends: unknown suite " << name << "\n";
+        return 1;
+      }
+      chosen.push_back(*it);
+    }
+  }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const Target& target = host_target();
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  std::optional<Table> table;
+  if (!table_path.empty()) table = open_table_if_exists(table_path, target, synth.model());
+  if (table) synth.set_table(&*table);
   const std::filesystem::path dir = make_temp_dir();
   std::cout << "threads per parallel kernel: " << threads << "\n";
   std::cout << "target " << target.name << " (" << isa_name(target.isa) << "), LLVM CPU " << llvm_cpu(target)
             << "; load " << uptime() << "\n\n";
-  std::printf("%-24s %10s %10s %8s %9s %9s\n", "spec", "C GFLOP/s", "LLVM", "LLVM/C", "C build", "LLVM JIT");
+  std::printf("%-40s %10s %10s %8s %9s %9s\n", "spec", "C GFLOP/s", "LLVM", "LLVM/C", "C build", "LLVM JIT");
 
-  double log_sum = 0, lowest = 1e9;
-  int count = 0;
+  Ratios all;
+  std::vector<std::pair<std::string, Ratios>> per_suite;
   std::vector<std::pair<Spec, std::size_t>> frontier_sizes;
-  for (const std::string& size : split(sizes)) {
-    const Spec spec = parse_spec(spec_text_of(size), target);
-    const Frontier& f = synth.solve(spec);
-    frontier_sizes.emplace_back(spec, f.entries.size());
-    const ImplPtr impl = *synth.best(spec, capacities(target));
-    auto start = Clock::now();
-    const CSource c = emit_c(impl, target);
-    const LoadedKernel ck = compile_and_load(c, target, dir);
-    const double c_build = since(start);
-    const JitKernel lk = jit_compile(impl, target);
-    ck.set_threads(threads);
-    lk.kernel.set_threads(threads);
-    if (!verify(ck, spec, 1).ok() || !verify(lk.kernel, spec, 1).ok()) {
-      std::cout << spec_text(spec) << ": WRONG result\n";
-      return 3;
+  for (const auto& [suite, texts] : chosen) {
+    Ratios ratios;
+    for (const std::string& text : texts) {
+      const Spec spec = parse_spec(text, target);
+      const Frontier& f = synth.solve(spec);
+      frontier_sizes.emplace_back(spec, f.entries.size());
+      const ImplPtr impl = *synth.best(spec, capacities(target));
+      auto start = Clock::now();
+      const CSource c = emit_c(impl, target, "c" + std::to_string(frontier_sizes.size()));
+      const LoadedKernel ck = compile_and_load(c, target, dir);
+      const double c_build = since(start);
+      const JitKernel lk = jit_compile(impl, target);
+      ck.set_threads(threads);
+      lk.kernel.set_threads(threads);
+      if (!verify(ck, spec, 1).ok() || !verify(lk.kernel, spec, 1).ok()) {
+        std::cout << spec_text(spec) << ": WRONG result\n";
+        return 3;
+      }
+      std::vector<double> cg, lg;
+      for (int r = 0; r < rounds; ++r) {
+        cg.push_back(time_kernel(ck, spec, 0.2).gflops);
+        lg.push_back(time_kernel(lk.kernel, spec, 0.2).gflops);
+      }
+      const double ratio = median(lg) / median(cg);
+      ratios.add(ratio);
+      all.add(ratio);
+      std::printf("%-40s %10.2f %10.2f %8.3f %7.0fms %7.1fms\n", text.c_str(), median(cg), median(lg), ratio,
+                  c_build * 1e3, lk.jit_seconds * 1e3);
     }
-    std::vector<double> cg, lg;
-    for (int r = 0; r < rounds; ++r) {
-      cg.push_back(time_kernel(ck, spec, 0.2).gflops);
-      lg.push_back(time_kernel(lk.kernel, spec, 0.2).gflops);
-    }
-    const double ratio = median(lg) / median(cg);
-    log_sum += std::log(ratio);
-    lowest = std::min(lowest, ratio);
-    ++count;
-    std::printf("%-24s %10.2f %10.2f %8.3f %7.0fms %7.1fms\n", spec_text_of(size).substr(7).c_str(), median(cg),
-                median(lg), ratio, c_build * 1e3, lk.jit_seconds * 1e3);
+    per_suite.emplace_back(suite, ratios);
   }
-  std::printf("\nLLVM / C: geometric mean %.3f, lowest %.3f over %d Specs (medians of %d alternating rounds)\n",
-              std::exp(log_sum / count), lowest, count, rounds);
-
-  // Latency: frontier entries of the suite, one kernel at a time through each backend.
+  if (!table_path.empty()) {
+    save_table(table_path, target, synth.model(), [&](const FrontierVisitor& v) { synth.for_each_encoded(v); }, true,
+               table ? &*table : nullptr);
+  }
+  std::printf("\n");
+  for (const auto& [suite, ratios] : per_suite) ratios.print(suite);
+  all.print("all");
+  std::printf("(medians of %d alternating rounds)\n", rounds);
+  // Latency: frontier entries of the Specs, one kernel at a time through each backend.
   std::vector<double> c_times, jit_times;
   for (const auto& [spec, entries] : frontier_sizes) {
     const std::size_t step = std::max<std::size_t>(1, entries / std::max<std::size_t>(1, latency_kernels / frontier_sizes.size()));

@@ -236,10 +236,12 @@ std::filesystem::path compile_object(const CSource& c, const Target& target, con
 }
 
 void link_shared_library(const std::vector<std::filesystem::path>& objects, bool openmp,
-                         const std::filesystem::path& library, const CompileOptions& options) {
+                         const std::filesystem::path& library, const std::vector<std::string>& libraries,
+                         const CompileOptions& options) {
   std::vector<std::string> argv{c_compiler(options), "-shared", "-o", library.string()};
   for (const auto& o : objects) argv.push_back(o.string());
   if (openmp) argv.push_back("-fopenmp");
+  argv.insert(argv.end(), libraries.begin(), libraries.end());
   argv.push_back("-lm");
   run_step(argv, library.string() + ".log", "linking " + library.filename().string());
   std::filesystem::remove(library.string() + ".log");

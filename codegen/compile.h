@@ -89,9 +89,11 @@ std::filesystem::path compile_library(const std::vector<CSource>& sources, const
 /// Compiles `c` (written to `dir`/<function>.c) into the position-independent object `dir`/<function>.o.
 std::filesystem::path compile_object(const CSource& c, const Target& target, const std::filesystem::path& dir,
                                      const CompileOptions& options = {});
-/// Links `objects` into the shared library `library` (with the OpenMP runtime when `openmp`).
+/// Links `objects` into the shared library `library` (with the OpenMP runtime when `openmp`, and `libraries`, such
+/// as "-ltbb").
 void link_shared_library(const std::vector<std::filesystem::path>& objects, bool openmp,
-                         const std::filesystem::path& library, const CompileOptions& options = {});
+                         const std::filesystem::path& library, const std::vector<std::string>& libraries = {},
+                         const CompileOptions& options = {});
 /// Archives `objects` into the static library `library` (`ar`, or $AR).
 void archive_static_library(const std::vector<std::filesystem::path>& objects, const std::filesystem::path& library);
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "codegen/compile.h"
 #include "impl/node.h"
@@ -22,10 +23,21 @@ std::string llvm_cpu(const Target& target);
 std::string emit_llvm_ir(const ImplPtr& impl, const Target& target, std::string function = "");
 
 /// Writes `impl` as a position-independent ELF object file at `path`, after O3, with the entry point `function`
-/// (empty: function_name(spec)) taking dense row-major arrays as the C backend's does. Kernels with parallel
-/// loops are a UserError (their loops run on kriek's in-process runtime).
-void write_llvm_object(const ImplPtr& impl, const Target& target, const std::filesystem::path& path,
+/// (empty: function_name(spec)) taking dense row-major arrays as the C backend's does. Returns whether it has
+/// parallel loops: they call kriek's runtime, which whoever links the object links too (kernel_runtime.h).
+bool write_llvm_object(const ImplPtr& impl, const Target& target, const std::filesystem::path& path,
                        std::string function = "");
+
+/// A kernel as write_llvm_object builds it, before any code is generated: what a library's header says of it and
+/// the text its object is made from (equal text, equal object: kriek library's object cache is keyed by it).
+struct LlvmSource {
+  std::string ir;  ///< the module before optimization, with the LLVM version as its first line
+  std::string function;
+  std::int64_t workspace_bytes = 0;  ///< per calling thread, allocated on its first call
+  bool parallel = false;             ///< it calls kriek's runtime (kernel_runtime.h)
+  std::vector<std::string> parameters;  ///< one per operand of the root Spec (inputs, then the output)
+};
+LlvmSource emit_llvm_source(const ImplPtr& impl, const Target& target, std::string function = "");
 
 struct JitKernel {
   LoadedKernel kernel;

@@ -2,7 +2,7 @@
 // into the workspace, register buffers are allocas in the entry block (one <W x float> per vector register, an
 // array for scalar registers) that SROA turns into SSA values, loops are counted do-while loops, and a parallel
 // nest is outlined into a function of (context, first, end) over the collapsed iterations whose context struct
-// carries every live name; kriek's runtime runs it on TBB threads (llvm_runtime.cpp).
+// carries every live name; kriek's runtime runs it on TBB threads (codegen/runtime/kernel_runtime.cpp).
 #include <map>
 
 #include <llvm/IR/IRBuilder.h>
@@ -76,8 +76,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
 
   void parallel(const std::vector<std::int64_t>& trips) override {
     KRIEK_ASSERT(collapsed_.empty() && collapsed_vars_.empty(), "a parallel nest inside the loops of another");
-    // An object file has no runtime to run them: its loops stay serial, and build_ir_module refuses it.
-    if (use_ == IrUse::jit) collapsed_ = trips;
+    collapsed_ = trips;
   }
 
   Affine open_loop(std::int64_t trips) override {
@@ -93,7 +92,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
       loops_.push_back(Frame{LoopKind::collapsed});
       return pop_front(collapsed_vars_);
     }
-    loops_.push_back(Frame{LoopKind::serial});
+    loops_.push_back(Frame{LoopKind::serial, in_kernel_});
     return counted_loop(b_.getInt64(0), b_.getInt64(trips));
   }
 
@@ -101,7 +100,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     const Frame frame = pop(loops_);
     unbind_to(pop(scopes_));
     switch (frame.kind) {
-      case LoopKind::serial: return close_counted_loop();
+      case LoopKind::serial: return close_counted_loop(frame.kernel ? Unroll::allowed : Unroll::disabled);
       case LoopKind::collapsed: return;
       case LoopKind::parallel: return end_outline();
     }
@@ -131,9 +130,15 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   }
 
   void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) override {
+    in_kernel_ = true;
     emit_ir_kernel(*this, k, spec, ops);
+    in_kernel_ = false;
   }
-  void copy(const CView& from, const CView& to) override { emit_ir_copy(*this, from, to); }
+  void copy(const CView& from, const CView& to) override {
+    in_kernel_ = true;
+    emit_ir_copy(*this, from, to);
+    in_kernel_ = false;
+  }
 
   // --- IrKernelContext.
 
@@ -170,7 +175,13 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   enum class LoopKind : std::uint8_t { serial, collapsed, parallel };
   struct Frame {
     LoopKind kind;
+    bool kernel = false;  ///< a loop inside a kernel or copy, not one of the Impl's
   };
+  /// Whether LLVM may unroll a loop. The Impl's loops stay as the Impl says (the lowering unrolls register axes
+  /// itself): fully unrolled, a conv's tap and channel loops around bcast_fma (144 steps) had LLVM hoist every
+  /// filter vector out of the tile loop, spill them and run each accumulator's FMAs as one chain, at 0.45x C's
+  /// speed. Loops inside kernels (a dot product's stream, copies) LLVM may unroll.
+  enum class Unroll : std::uint8_t { allowed, disabled };
   /// A function being emitted: its entry block holds the allocas (and the root workspace) and falls through to the
   /// body once the function ends.
   struct FunctionState {
@@ -181,6 +192,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     llvm::BasicBlock* resume = nullptr;         ///< where the enclosing function continues
     llvm::Value* context = nullptr;             ///< the enclosing function's context struct
     std::int64_t trips = 0;                     ///< iterations of the collapsed nest
+    llvm::Function* runtime_body = nullptr;     ///< what the runtime calls: loads the context, calls f
     std::map<std::string, std::vector<llvm::Value*>> registers;  ///< the enclosing function's register slots
   };
   struct Loop {
@@ -303,19 +315,31 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     return Affine::variable(var);
   }
 
-  void close_counted_loop() {
+  void close_counted_loop(Unroll unroll) {
     const Loop l = pop(open_);
     llvm::Value* next = b_.CreateNSWAdd(l.variable, b_.getInt64(1));
     l.variable->addIncoming(next, b_.GetInsertBlock());
     auto* exit = llvm::BasicBlock::Create(ctx_, "after", b_.GetInsertBlock()->getParent());
-    b_.CreateCondBr(b_.CreateICmpSLT(next, l.end), l.header, exit);
+    llvm::BranchInst* latch = b_.CreateCondBr(b_.CreateICmpSLT(next, l.end), l.header, exit);
+    switch (unroll) {
+      case Unroll::allowed: break;
+      case Unroll::disabled: {
+        // !llvm.loop !{self, !{"llvm.loop.unroll.disable"}}
+        llvm::Metadata* disable = llvm::MDNode::get(ctx_, llvm::MDString::get(ctx_, "llvm.loop.unroll.disable"));
+        llvm::MDNode* loop = llvm::MDNode::getDistinct(ctx_, {nullptr, disable});
+        loop->replaceOperandWith(0, loop);
+        latch->setMetadata(llvm::LLVMContext::MD_loop, loop);
+        break;
+      }
+    }
     b_.SetInsertPoint(exit);
   }
 
   /// Starts the outlined body of a collapsed parallel nest: stores every name in scope into a context struct,
-  /// opens the function and its loop over [first, end) of the flattened iterations, and splits the flat index into
-  /// one variable per collapsed loop (collapsed_vars_). A parallel nest inside the body (the OpenMP pragmas of
-  /// the C backend nest too) is outlined again from the outlined function.
+  /// opens the body function (called with them by the function the runtime calls) and its loop over [first, end)
+  /// of the flattened iterations, and splits the flat index into one variable per collapsed loop
+  /// (collapsed_vars_). A parallel nest inside the body (the OpenMP pragmas of the C backend nest too) is outlined
+  /// again from the outlined function.
   void outline() {
     std::vector<std::pair<std::string, llvm::Value*>> live(names_.begin(), names_.end());
     std::vector<llvm::Type*> fields;
@@ -332,28 +356,51 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     for (auto t : collapsed_) trips *= t;
 
     llvm::Type* i64 = b_.getInt64Ty();
-    llvm::Function* f = make_function(
-        function_ + ".parallel" + std::to_string(next_++),
-        llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, i64}, false), llvm::GlobalValue::InternalLinkage);
+    const std::string outlined = function_ + ".parallel" + std::to_string(next_++);
+    llvm::Function* f = make_function(outlined, llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy(), i64, i64}, false),
+                                      llvm::GlobalValue::InternalLinkage);
+    // The body proper takes every live value as an argument, its pointers noalias (the lowering never reaches one
+    // memory location through two names, as the entry point's own noalias operands say), and is inlined into f,
+    // which loads them from the context: loaded from memory, the optimizer would have to assume that any two alias.
+    std::vector<llvm::Type*> params = fields;
+    params.insert(params.end(), {i64, i64});
+    llvm::Function* body = make_function(outlined + ".body", llvm::FunctionType::get(b_.getVoidTy(), params, false),
+                                         llvm::GlobalValue::InternalLinkage);
+    body->addFnAttr(llvm::Attribute::AlwaysInline);
+    for (unsigned i = 0; i < fields.size(); ++i) {
+      if (fields[i]->isPointerTy()) body->addParamAttr(i, llvm::Attribute::NoAlias);
+    }
+    {
+      llvm::IRBuilder<> at(llvm::BasicBlock::Create(ctx_, "entry", f));
+      std::vector<llvm::Value*> args;
+      for (unsigned i = 0; i < fields.size(); ++i) {
+        args.push_back(at.CreateLoad(fields[i], at.CreateStructGEP(type, f->getArg(0), i)));
+      }
+      args.insert(args.end(), {f->getArg(1), f->getArg(2)});
+      at.CreateCall(body, args);
+      at.CreateRetVoid();
+    }
     std::map<std::string, llvm::Value*> outer = names_;
     llvm::BasicBlock* resume = b_.GetInsertBlock();
-    start(f);
+    start(body);
     FunctionState& s = functions_.back();
     s.names = std::move(outer);
     s.resume = resume;
     s.context = context;
     s.trips = trips;
-    // Rebind every name to its copy loaded from the context.
+    s.runtime_body = f;
+    // Rebind every name to the body's argument.
     field = 0;
     names_.clear();
     for (const auto& [name, v] : live) {
-      names_[name] = b_.CreateLoad(v->getType(), b_.CreateStructGEP(type, f->getArg(0), field++), name);
+      body->getArg(field)->setName(name);
+      names_[name] = body->getArg(field++);
     }
     s.registers = registers_;
     for (auto& [name, slots] : registers_) {
-      for (llvm::Value*& s : slots) s = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(type, f->getArg(0), field++));
+      for (llvm::Value*& slot : slots) slot = body->getArg(field++);
     }
-    const Affine flat = counted_loop(f->getArg(1), f->getArg(2));
+    const Affine flat = counted_loop(body->getArg(field), body->getArg(field + 1));
     llvm::Value* index = value(flat);
     std::int64_t inner = trips;
     for (std::int64_t t : collapsed_) {
@@ -370,14 +417,14 @@ class IrEmitter final : public Emitter, public IrKernelContext {
 
   /// Ends the outlined function and calls the runtime's parallel loop on it from the enclosing function.
   void end_outline() {
-    close_counted_loop();
+    close_counted_loop(Unroll::disabled);
     FunctionState s = functions_.back();
     end_function();
     functions_.pop_back();
     names_ = std::move(s.names);
     registers_ = std::move(s.registers);
     b_.SetInsertPoint(s.resume);
-    call_parallel_for(b_, *s.f, s.context, s.trips);
+    call_parallel_for(b_, *s.runtime_body, s.context, s.trips);
   }
 
   llvm::LLVMContext& ctx_;
@@ -388,6 +435,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   std::string function_;
   int width_ = 0;
   int next_ = 0;
+  bool in_kernel_ = false;  ///< emitting a kernel or copy: its loops are not the Impl's
   llvm::Function* workspace_fn_ = nullptr;
   std::map<std::string, llvm::Value*> names_;
   std::vector<std::string> defined_;
@@ -410,10 +458,6 @@ IrModule build_ir_module(llvm::LLVMContext& context, const ImplPtr& impl, const 
   const std::vector<std::string> names = root_operand_names(impl->spec);
   emitter.begin(names);
   const Lowered lowered = lower(*impl, root_views(impl->spec, names), target, emitter);
-  if (lowered.parallel && use == IrUse::object) {
-    user_error("an object file cannot hold parallel loops (they run on kriek's runtime); use --format c, or ",
-               "synthesize with --memory or a serial Spec");
-  }
   emitter.finish(lowered.workspace_bytes);
   return IrModule{std::move(module), lowered};
 }

@@ -60,8 +60,8 @@ void emit_ir_copy(IrKernelContext& c, const CView& from, const CView& to);
 
 /// How the module is meant to run.
 enum class IrUse : std::uint8_t {
-  jit,     ///< in this process: workspaces and parallel loops call kriek's runtime (llvm_jit.cpp)
-  object,  ///< linked into a library: the workspace is a thread-local of the object; no parallel loops
+  jit,     ///< in this process: the workspace comes from kriek's runtime (llvm_runtime.cpp)
+  object,  ///< linked into a library: the workspace is a thread-local of the object
 };
 
 /// The CPU a Target's code is generated for, with its features ("" for the CPU's own) and vector width in bits.
@@ -86,7 +86,8 @@ IrModule build_ir_module(llvm::LLVMContext& context, const ImplPtr& impl, const 
 /// Defines `f`, a kernel's `() -> ptr` workspace function, for `bytes` per thread: through the runtime (jit), or
 /// as a thread-local buffer of the object allocated on the thread's first call (object).
 void define_workspace(llvm::Function& f, std::int64_t bytes, IrUse use);
-/// Calls the runtime's parallel loop: `body(context, first, end)` over [0, trips), from the builder's point.
+/// Calls the runtime's parallel loop (kriek_parallel_for, kernel_runtime.h): `body(context, first, end)` over
+/// [0, trips), from the builder's point.
 void call_parallel_for(llvm::IRBuilderBase& b, llvm::Function& body, llvm::Value* context, std::int64_t trips);
 /// Makes the runtime's entry points visible to code `jit` links; the error's text otherwise.
 std::optional<std::string> define_runtime(llvm::orc::LLJIT& jit);

@@ -4,8 +4,10 @@
 // JITDylib of its own (kernels may share names) and drops it with the last copy of the kernel.
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <mutex>
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
@@ -26,6 +28,7 @@
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
 #include "codegen/llvm_ir.h"
+#include "impl/printer.h"
 
 namespace kriek::codegen {
 namespace {
@@ -65,7 +68,7 @@ IrCpu ir_cpu(const Target& target) {
   return IrCpu{};
 }
 
-std::unique_ptr<llvm::TargetMachine> target_machine(const IrCpu& cpu) {
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const IrCpu& cpu) {
   initialize_llvm();
   const std::string triple = llvm::sys::getProcessTriple();
   std::string error;
@@ -77,6 +80,45 @@ std::unique_ptr<llvm::TargetMachine> target_machine(const IrCpu& cpu) {
   if (!tm) throw CompileError("LLVM cannot generate code for the CPU " + cpu.cpu);
   return tm;
 }
+
+/// A TargetMachine for `cpu`, lent from a process-wide pool per CPU and features (making one costs about as much as
+/// lowering a small kernel) and given back when the lease ends. A lease is one thread's: a TargetMachine is not
+/// meant to be shared by threads compiling at once, so a second thread asking meanwhile gets a machine of its own.
+class TargetMachineLease {
+ public:
+  explicit TargetMachineLease(const IrCpu& cpu) : key_(cpu.cpu + "|" + cpu.features) {
+    {
+      std::lock_guard<std::mutex> lock(mutex());
+      auto& free = pool()[key_];
+      if (!free.empty()) {
+        tm_ = std::move(free.back());
+        free.pop_back();
+      }
+    }
+    if (!tm_) tm_ = make_target_machine(cpu);
+  }
+  ~TargetMachineLease() {
+    std::lock_guard<std::mutex> lock(mutex());
+    pool()[key_].push_back(std::move(tm_));
+  }
+  TargetMachineLease(const TargetMachineLease&) = delete;
+  TargetMachineLease& operator=(const TargetMachineLease&) = delete;
+  llvm::TargetMachine& operator*() const { return *tm_; }
+  llvm::TargetMachine* operator->() const { return tm_.get(); }
+
+ private:
+  using Pool = std::map<std::string, std::vector<std::unique_ptr<llvm::TargetMachine>>>;
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static Pool& pool() {
+    static Pool* p = new Pool;  // never destroyed: a lease may end after static destruction began
+    return *p;
+  }
+  std::string key_;
+  std::unique_ptr<llvm::TargetMachine> tm_;
+};
 
 /// The module of `impl` for `tm`, checked by LLVM's verifier (a failure is a kriek bug).
 IrModule build(llvm::LLVMContext& context, const ImplPtr& impl, const Target& target, const std::string& function,
@@ -180,7 +222,7 @@ std::string emit_llvm_ir(const ImplPtr& impl, const Target& target, std::string 
   KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
   if (function.empty()) function = function_name(impl->spec);
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   const IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::jit);
   std::string text;
@@ -189,12 +231,12 @@ std::string emit_llvm_ir(const ImplPtr& impl, const Target& target, std::string 
   return os.str();
 }
 
-void write_llvm_object(const ImplPtr& impl, const Target& target, const std::filesystem::path& path,
+bool write_llvm_object(const ImplPtr& impl, const Target& target, const std::filesystem::path& path,
                        std::string function) {
   KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
   if (function.empty()) function = function_name(impl->spec);
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::object);
   optimize(*m.module, *tm, cpu.vector_bits > 0);
@@ -202,6 +244,26 @@ void write_llvm_object(const ImplPtr& impl, const Target& target, const std::fil
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out.flush()) user_error("cannot write the object file '", path.string(), "'");
+  return m.lowered.parallel;
+}
+
+LlvmSource emit_llvm_source(const ImplPtr& impl, const Target& target, std::string function) {
+  KRIEK_ASSERT(impl != nullptr, "code generation of a null Impl");
+  if (function.empty()) function = function_name(impl->spec);
+  const IrCpu cpu = ir_cpu(target);
+  const TargetMachineLease tm(cpu);
+  llvm::LLVMContext context;
+  const IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::object);
+  LlvmSource out;
+  llvm::raw_string_ostream os(out.ir);
+  os << "; LLVM " << LLVM_VERSION_STRING << "\n";
+  m.module->print(os, nullptr);
+  os.flush();
+  out.function = function;
+  out.workspace_bytes = m.lowered.workspace_bytes;
+  out.parallel = m.lowered.parallel;
+  out.parameters = root_operand_names(impl->spec);
+  return out;
 }
 
 JitKernel jit_compile(const ImplPtr& impl, const Target& target, std::string function) {
@@ -209,7 +271,7 @@ JitKernel jit_compile(const ImplPtr& impl, const Target& target, std::string fun
   const auto start = Clock::now();
   if (function.empty()) function = function_name(impl->spec);
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   IrModule m = build(context, impl, target, function, cpu, *tm, IrUse::jit);
   JitKernel k;
@@ -223,7 +285,7 @@ JitKernel jit_compile(const ImplPtr& impl, const Target& target, std::string fun
 
 LoadedKernel jit_peak_probe(const Target& target, int chains) {
   const IrCpu cpu = ir_cpu(target);
-  const auto tm = target_machine(cpu);
+  const TargetMachineLease tm(cpu);
   llvm::LLVMContext context;
   llvm::Module m("kriek_peak_probe", context);
   m.setTargetTriple(tm->getTargetTriple().str());

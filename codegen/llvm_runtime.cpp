@@ -1,29 +1,20 @@
-// kriek's runtime for JIT-compiled kernels, and the IR that reaches it. Parallel loops run on TBB, which kriek
-// links already for its search: a kernel needs no OpenMP runtime (libgomp ships with the C compiler this backend
-// must not need), and TBB's static partitioner gives each thread one contiguous range of the collapsed iterations,
-// as OpenMP's schedule(static) does; --run-threads sizes a task arena. Workspaces are one buffer per thread, grown
-// to the largest asked for. No exception crosses a JIT frame: the entry points are noexcept and abort on failure.
-#include <atomic>
+// The IR that reaches kriek's runtime, and what the JIT needs of it: parallel loops call kriek_parallel_for
+// (codegen/runtime/kernel_runtime.cpp: TBB), in the JIT and in objects alike (a library links the runtime's object);
+// workspaces come from a runtime buffer per thread in the JIT, from a thread-local of the object in a library. No
+// exception crosses a JIT frame: the entry points are noexcept and abort on failure.
 #include <cstdio>
 #include <cstdlib>
-#include <map>
-#include <mutex>
 
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
+#include "codegen/kernel_runtime.h"
 #include "codegen/llvm_ir.h"
 
 namespace {
 
-std::atomic<int> team_size{0};  // 0: every core TBB may use
-
 constexpr const char* kWorkspace = "kriek_jit_workspace";
-constexpr const char* kParallelFor = "kriek_jit_parallel_for";
 
 }  // namespace
 
@@ -45,33 +36,6 @@ extern "C" void* kriek_jit_workspace(std::int64_t bytes) noexcept {
     buffer.bytes = bytes;
   }
   return buffer.data;
-}
-
-extern "C" void kriek_jit_parallel_for(void (*body)(void*, std::int64_t, std::int64_t), void* context,
-                                       std::int64_t trips) noexcept {
-  auto run = [&] {
-    tbb::parallel_for(
-        tbb::blocked_range<std::int64_t>(0, trips),
-        [&](const tbb::blocked_range<std::int64_t>& r) { body(context, r.begin(), r.end()); },
-        tbb::static_partitioner());
-  };
-  try {
-    const int threads = team_size.load();
-    if (threads <= 0) return run();
-    static std::mutex mutex;
-    static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
-    tbb::task_arena* arena = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      auto& a = arenas[threads];
-      if (!a) a = std::make_unique<tbb::task_arena>(threads);
-      arena = a.get();
-    }
-    arena->execute(run);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kriek: a parallel loop failed: %s\n", e.what());
-    std::abort();
-  }
 }
 
 namespace kriek::codegen {
@@ -113,7 +77,7 @@ void define_workspace(llvm::Function& f, std::int64_t bytes, IrUse use) {
 
 void call_parallel_for(llvm::IRBuilderBase& b, llvm::Function& body, llvm::Value* context, std::int64_t trips) {
   llvm::Module& m = *body.getParent();
-  auto runtime = m.getOrInsertFunction(kParallelFor, b.getVoidTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty());
+  auto runtime = m.getOrInsertFunction(kParallelForSymbol, b.getVoidTy(), b.getPtrTy(), b.getPtrTy(), b.getInt64Ty());
   b.CreateCall(runtime, {&body, context, b.getInt64(trips)});
 }
 
@@ -122,8 +86,8 @@ std::optional<std::string> define_runtime(llvm::orc::LLJIT& jit) {
   const auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
   runtime[jit.mangleAndIntern(kWorkspace)] =
       llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&kriek_jit_workspace), flags);
-  runtime[jit.mangleAndIntern(kParallelFor)] =
-      llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&kriek_jit_parallel_for), flags);
+  runtime[jit.mangleAndIntern(kParallelForSymbol)] =
+      llvm::JITEvaluatedSymbol(llvm::pointerToJITTargetAddress(&kriek_parallel_for), flags);
   if (auto e = jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(runtime)))) {
     return llvm::toString(std::move(e));
   }
@@ -132,9 +96,7 @@ std::optional<std::string> define_runtime(llvm::orc::LLJIT& jit) {
 
 std::optional<LoadedKernel::Threads> jit_threads(bool parallel) {
   if (!parallel) return std::nullopt;
-  return LoadedKernel::Threads{
-      [](int n) { team_size = n; },
-      [] { return team_size > 0 ? team_size.load() : tbb::this_task_arena::max_concurrency(); }};
+  return LoadedKernel::Threads{[](int n) { kriek_runtime_set_threads(n); }, [] { return kriek_runtime_threads(); }};
 }
 
 }  // namespace kriek::codegen

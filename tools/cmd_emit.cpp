@@ -32,8 +32,13 @@ int run_emit(const std::vector<std::string>& raw) {
   if (format == "obj") {
     // Written beside the destination and renamed over it, as write_file_atomically does for text.
     const std::string partial = *out + ".partial";
-    codegen::write_llvm_object(s.impl, s.target(), partial, function);
+    const bool parallel = codegen::write_llvm_object(s.impl, s.target(), partial, function);
     s.save_table();
+    if (parallel) {
+      std::filesystem::remove(partial);
+      user_error("the kernel of '", args.positional[0], "' has parallel loops, which run on kriek's runtime: an ",
+                 "object alone cannot hold it; kriek library links it in, or use --format c");
+    }
     std::filesystem::rename(partial, *out);
     return 0;
   }

@@ -101,10 +101,8 @@ int run_library(const std::vector<std::string>& raw) {
   const std::string text = read_user_file(list_file, "the list");
   const Target target = command_target(args);
   std::vector<LibraryEntry> entries = parse_library_list(text, list_file, target);
-  if (const auto* backend = args.get("--backend"); backend && codegen::parse_backend(*backend) != codegen::Backend::c) {
-    user_error("--backend '", *backend, "' is not available for libraries yet (they are built from C objects; ",
-               "kriek emit --format obj writes one LLVM object)");
-  }
+  LibraryOptions options;
+  if (const auto* backend = args.get("--backend")) options.backend = codegen::parse_backend(*backend);
 
   if (const auto* shard = args.get("--shard")) {
     const auto [index, count] = parse_shard(*shard);
@@ -116,7 +114,6 @@ int run_library(const std::vector<std::string>& raw) {
     return 0;
   }
 
-  LibraryOptions options;
   const std::string* dir = args.get("-o");
   if (!dir) user_error("kriek library needs -o DIR");
   options.out = *dir;
@@ -138,7 +135,7 @@ int run_library(const std::vector<std::string>& raw) {
     if (!merged) return 0;
     build_args = *merged;
   }
-  const LibraryReport report = build_library(entries, build_args, options, std::cerr);
+  const LibraryReport report = build_library(entries, build_args, options);
   for (const auto& [e, why] : report.failed) {
     std::cerr << "kriek: skipped " << list_file << ":" << e.line << " (" << e.symbol << "): " << why << "\n";
   }

@@ -1,19 +1,25 @@
-// Building a kernel library (see library.h): synthesis through the shared DP table, the object cache of the
-// previous build, per-kernel verification in a library of its own, and the atomic swap of the output directory.
+// Building a kernel library (see library.h): synthesis through the shared DP table, each kernel's object from its
+// backend, the object cache of the previous build, per-kernel verification in a library of its own, and the atomic
+// swap of the output directory.
 #include "tools/library.h"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <fstream>
+#include <mutex>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
 
 #include "spec/stable_hash.h"
 #include "codegen/compile.h"
+#include "codegen/emit_c.h"
+#include "codegen/emit_llvm.h"
+#include "codegen/kernel_runtime.h"
 #include "codegen/measure.h"
 #include "spec/error.h"
+#include "tools/progress_line.h"
 #include "tools/synthesis.h"
 
 namespace kriek::tools {
@@ -23,10 +29,43 @@ namespace {
 /// The object cache inside a library directory: <hash>.o and <hash>.result ("max_error tolerance gflops").
 fs::path cache_dir(const fs::path& library) { return library / ".kriek" / "objects"; }
 
-/// The object cache's key: the C source and the command that compiles it (compiler, ISA and other flags).
-std::string source_hash(const codegen::CSource& c, const Target& target) {
-  std::string key = c.code;
-  for (const auto& arg : codegen::compile_command(c, target, "kernel.c", "kernel.o")) key += "\n" + arg;
+/// The kernel's code in `backend`: C, or the LLVM module an object is built from.
+KernelCode kernel_code(const ImplPtr& impl, const Target& target, const std::string& symbol, codegen::Backend backend) {
+  switch (backend) {
+    case codegen::Backend::c: {
+      codegen::CSource c = codegen::emit_c(impl, target, symbol);
+      return KernelCode{backend, impl, std::move(c.code), std::move(c.parameters), c.workspace_bytes, c.uses_openmp};
+    }
+    case codegen::Backend::llvm: {
+      codegen::LlvmSource l = codegen::emit_llvm_source(impl, target, symbol);
+      return KernelCode{backend, impl, std::move(l.ir), std::move(l.parameters), l.workspace_bytes, l.parallel};
+    }
+  }
+  KRIEK_ASSERT(false, "unknown backend");
+}
+
+codegen::CSource c_source(const KernelCode& code, const std::string& symbol) {
+  return codegen::CSource{code.text, symbol, code.workspace_bytes, code.parallel, code.parameters};
+}
+
+/// The file name of a kernel's code under src/: SYMBOL.c or SYMBOL.ll.
+std::string source_file(const LibraryKernel& k) {
+  switch (k.code.backend) {
+    case codegen::Backend::c: return k.entry.symbol + ".c";
+    case codegen::Backend::llvm: return k.entry.symbol + ".ll";
+  }
+  KRIEK_ASSERT(false, "unknown backend");
+}
+
+/// The object cache's key: the code and what makes the object of it (the compiler and its flags for C; the LLVM
+/// version and CPU are in the IR's text).
+std::string source_hash(const LibraryKernel& k, const Target& target) {
+  std::string key = std::string(codegen::backend_name(k.code.backend)) + "\n" + k.code.text;
+  if (k.code.backend == codegen::Backend::c) {
+    for (const auto& arg : codegen::compile_command(c_source(k.code, k.entry.symbol), target, "kernel.c", "kernel.o")) {
+      key += "\n" + arg;
+    }
+  }
   std::ostringstream out;
   out << std::hex << std::setw(16) << std::setfill('0') << stable_hash(key);
   return out.str();
@@ -44,29 +83,123 @@ void write_text(const fs::path& path, const std::string& text) {
   if (!out.flush()) user_error("cannot write ", path.string());
 }
 
-/// Copies a failing kernel's source out of the staging directory (which goes away) and returns where it is.
-std::string keep_source(const fs::path& work, const std::string& symbol) {
-  const fs::path kept = codegen::make_temp_dir() / (symbol + ".c");
+/// Copies a failing kernel's code out of the staging directory (which goes away) and returns where it is.
+std::string keep_source(const fs::path& work, const LibraryKernel& k) {
+  const fs::path kept = codegen::make_temp_dir() / source_file(k);
   std::error_code ec;
-  fs::copy_file(work / (symbol + ".c"), kept, ec);
+  fs::copy_file(work / source_file(k), kept, ec);
   return kept.string();
 }
 
-/// Compiles the kernel's object; a compiler failure names where its source is kept.
-fs::path compile_kept(const LibraryKernel& k, const Target& target, const fs::path& work) {
+/// Makes the kernel's object in `work`; a failure names where its code is kept.
+fs::path build_object(const LibraryKernel& k, const Target& target, const fs::path& work) {
   try {
-    return codegen::compile_object(k.source, target, work);
+    switch (k.code.backend) {
+      case codegen::Backend::c: return codegen::compile_object(c_source(k.code, k.entry.symbol), target, work);
+      case codegen::Backend::llvm: {
+        write_text(work / source_file(k), k.code.text);
+        const fs::path object = work / (k.entry.symbol + ".o");
+        codegen::write_llvm_object(k.code.impl, target, object, k.entry.symbol);
+        return object;
+      }
+    }
+    KRIEK_ASSERT(false, "unknown backend");
   } catch (const codegen::CompileError& e) {
     std::string message = e.what();
     message = message.substr(0, message.rfind("\nthe source is kept at"));
-    throw codegen::CompileError(message + "\nthe source is kept at " + keep_source(work, k.entry.symbol));
+    throw codegen::CompileError(message + "\nthe source is kept at " + keep_source(work, k));
   }
 }
 
+/// What `kernels` need linked.
+LibraryLinks links_of(const std::vector<const LibraryKernel*>& kernels) {
+  LibraryLinks links;
+  for (const LibraryKernel* k : kernels) {
+    switch (k->code.backend) {
+      case codegen::Backend::c: links.openmp |= k->code.parallel; break;
+      case codegen::Backend::llvm: links.runtime |= k->code.parallel; break;
+    }
+  }
+  return links;
+}
+
+/// `objects` and, when `links` asks for it, kriek's runtime object (written into `dir` once).
+std::vector<fs::path> with_runtime(std::vector<fs::path> objects, LibraryLinks links, const fs::path& dir) {
+  if (!links.runtime) return objects;
+  const fs::path runtime = dir / "kriek_runtime.o";
+  if (!fs::exists(runtime)) {
+    std::ofstream out(runtime, std::ios::binary);
+    const std::string_view bytes = codegen::kernel_runtime_object();
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) user_error("cannot write ", runtime.string());
+  }
+  objects.push_back(runtime);
+  return objects;
+}
+
+/// Links `objects` of `kernels` into the shared library `so`, with what they need.
+void link_library(const std::vector<fs::path>& objects, const std::vector<const LibraryKernel*>& kernels,
+                  const fs::path& work, const fs::path& so) {
+  const LibraryLinks links = links_of(kernels);
+  codegen::link_shared_library(with_runtime(objects, links, work), links.openmp, so,
+                               links.runtime ? codegen::kKernelRuntimeLibraries : std::vector<std::string>{});
+}
+
+/// The library's progress line on a terminal (progress_line.h): a bar of the kernels done, and the running
+/// kernel's stage as a bar of its own; the search's counters follow while it searches.
+class BuildProgress {
+ public:
+  enum class Stage : std::uint8_t { search, code, object, verify, time };
+
+  explicit BuildProgress(std::size_t total) : total_(total) {}
+  void kernel(std::size_t index, const std::string& symbol) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    index_ = index;
+    symbol_ = symbol;
+    stage_ = Stage::search;
+  }
+  void stage(Stage s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stage_ = s;
+  }
+  /// Writes whole lines to stderr above the progress line.
+  void print(const std::string& text) { line_.print(text); }
+
+ private:
+  static const char* name(Stage s) {
+    switch (s) {
+      case Stage::search: return "search";
+      case Stage::code: return "code";
+      case Stage::object: return "object";
+      case Stage::verify: return "verify";
+      case Stage::time: return "time";
+    }
+    return "?";
+  }
+  std::string render() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const int stages = static_cast<int>(Stage::time) + 1;
+    std::ostringstream out;
+    out << "library " << ProgressLine::bar(static_cast<double>(index_) / static_cast<double>(total_), 20) << " "
+        << index_ << "/" << total_ << " | " << symbol_ << " "
+        << ProgressLine::bar(static_cast<double>(static_cast<int>(stage_) + 1) / stages, stages) << " "
+        << name(stage_);
+    return out.str();
+  }
+
+  std::mutex mutex_;
+  std::size_t total_, index_ = 0;
+  std::string symbol_;
+  Stage stage_ = Stage::search;
+  ProgressLine line_{[this] { return render(); }};  ///< last: stops drawing before the state above goes
+};
+
 /// Verifies and times the kernel in a shared library of its own; returns an error text, empty when it verified.
-std::string verify_kernel(const fs::path& object, LibraryKernel& k, const fs::path& work, double budget) {
+std::string verify_kernel(const fs::path& object, LibraryKernel& k, const fs::path& work, double budget,
+                          BuildProgress& progress) {
+  progress.stage(BuildProgress::Stage::verify);
   const fs::path so = work / (k.entry.symbol + ".so");
-  codegen::link_shared_library({object}, k.source.uses_openmp, so);
+  link_library({object}, {&k}, work, so);
   const codegen::LoadedKernel kernel = codegen::LoadedKernel::load(so, k.entry.symbol);
   const Verification v = codegen::verify(kernel, k.entry.spec, 1);
   k.max_error = v.max_error;
@@ -74,9 +207,10 @@ std::string verify_kernel(const fs::path& object, LibraryKernel& k, const fs::pa
   if (!v.ok()) {
     std::ostringstream why;
     why << "the kernel disagrees with the reference: max error " << v.max_error << " at output element " << v.worst
-        << " (tolerance " << v.tolerance << "); its source is kept at " << keep_source(work, k.entry.symbol);
+        << " (tolerance " << v.tolerance << "); its source is kept at " << keep_source(work, k);
     return why.str();
   }
+  progress.stage(BuildProgress::Stage::time);
   k.gflops = codegen::time_kernel(kernel, k.entry.spec, budget).gflops;
   return "";
 }
@@ -102,8 +236,8 @@ void install(const fs::path& staging, const fs::path& out) {
 
 }  // namespace
 
-LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args, const LibraryOptions& options,
-                            std::ostream& progress) {
+LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args,
+                            const LibraryOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const fs::path out = fs::absolute(options.out);
   if (fs::exists(out) && !fs::is_empty(out) && !fs::exists(out / "manifest.json")) {
@@ -126,10 +260,12 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
   std::string table;
   std::unique_ptr<Target> target;
   std::unique_ptr<CostModel> model;
+  BuildProgress progress(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const LibraryEntry& e = entries[i];
-    progress << "[" << i + 1 << "/" << entries.size() << "] " << e.symbol << ": " << e.spec_text << "\n"
-             << std::flush;
+    progress.kernel(i, e.symbol);
+    progress.print("[" + std::to_string(i + 1) + "/" + std::to_string(entries.size()) + "] " + e.symbol + ": " +
+                   e.spec_text + "\n");
     LibraryKernel k{e, {}, 0, "", 0, 0, 0, false};
     std::string why;
     try {
@@ -141,8 +277,9 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
         if (s.table_path) table = s.table_path->string();
       }
       k.predicted_cost = evaluate(s.impl, s.target(), s.synth->model()).cost;
-      k.source = codegen::emit_c(s.impl, s.target(), e.symbol);
-      k.source_hash = source_hash(k.source, s.target());
+      progress.stage(BuildProgress::Stage::code);
+      k.code = kernel_code(s.impl, s.target(), e.symbol, options.backend);
+      k.source_hash = source_hash(k, s.target());
       const fs::path cached = cache_dir(out) / (k.source_hash + ".o");
       const fs::path object = cache_dir(staging) / (k.source_hash + ".o");
       if (fs::exists(cached) && read_result(cache_dir(out) / (k.source_hash + ".result"), k)) {
@@ -151,23 +288,25 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
                       fs::copy_options::overwrite_existing);
         k.reused = true;
       } else {
-        fs::rename(compile_kept(k, s.target(), work), object);
+        progress.stage(BuildProgress::Stage::object);
+        fs::rename(build_object(k, s.target(), work), object);
         ++report.compiled;
-        why = verify_kernel(object, k, work, options.time_budget);
+        why = verify_kernel(object, k, work, options.time_budget, progress);
         if (why.empty()) {
           std::ostringstream result;
           result << std::setprecision(9) << k.max_error << " " << k.tolerance << " " << k.gflops << "\n";
           write_text(cache_dir(staging) / (k.source_hash + ".result"), result.str());
         }
       }
-      progress << "    " << s.stats_line() << "\n    ";
+      std::ostringstream report_line;
+      report_line << "    " << s.stats_line() << "\n    ";
       if (why.empty()) {
-        progress << (k.reused ? "unchanged: object and measurements reused, " : "compiled, verified, ") << std::fixed
-                 << std::setprecision(1) << k.gflops << " GFLOP/s" << std::defaultfloat;
+        report_line << (k.reused ? "unchanged: object and measurements reused, " : "compiled, verified, ")
+                    << std::fixed << std::setprecision(1) << k.gflops << " GFLOP/s";
       } else {
-        progress << why;
+        report_line << why;
       }
-      progress << "\n" << std::flush;
+      progress.print(report_line.str() + "\n");
     } catch (const UserError& err) {
       why = err.what();
     }
@@ -181,21 +320,22 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
   if (report.kernels.empty()) user_error("no kernel of ", options.list_file, " could be built");
 
   std::vector<fs::path> objects;
-  bool openmp = false;
+  std::vector<const LibraryKernel*> built;
   for (const LibraryKernel& k : report.kernels) {
     objects.push_back(cache_dir(staging) / (k.source_hash + ".o"));
-    openmp |= k.source.uses_openmp;
-    write_text(staging / "src" / (k.entry.symbol + ".c"), k.source.code);
+    built.push_back(&k);
+    write_text(staging / "src" / source_file(k), k.code.text);
   }
+  const LibraryLinks links = links_of(built);
   const std::string version = KRIEK_VERSION;
   fs::create_directories(staging / "lib");
-  codegen::link_shared_library(objects, openmp, staging / "lib" / ("lib" + options.name + ".so"));
-  codegen::archive_static_library(objects, staging / "lib" / ("lib" + options.name + ".a"));
+  link_library(objects, built, work, staging / "lib" / ("lib" + options.name + ".so"));
+  codegen::archive_static_library(with_runtime(objects, links, work), staging / "lib" / ("lib" + options.name + ".a"));
   write_text(staging / "include" / (options.name + ".h"), library_header(options, report.kernels, *target));
   const fs::path cmake = staging / "lib" / "cmake" / options.name;
-  write_text(cmake / (options.name + "Config.cmake"), library_cmake_config(options.name, openmp));
+  write_text(cmake / (options.name + "Config.cmake"), library_cmake_config(options.name, links));
   write_text(cmake / (options.name + "ConfigVersion.cmake"), library_cmake_version(version));
-  write_text(staging / "lib" / "pkgconfig" / (options.name + ".pc"), library_pkg_config(options.name, version, openmp));
+  write_text(staging / "lib" / "pkgconfig" / (options.name + ".pc"), library_pkg_config(options.name, version, links));
   write_text(staging / "manifest.json", library_manifest(options, report.kernels, *target, *model, table));
   fs::remove_all(work);
   install(staging, out);

@@ -50,6 +50,16 @@ std::string layout_description(const TensorSpec& t) {
   return s.str();
 }
 
+/// Where the kernel's parallel loops run, for its comment in the header.
+std::string parallel_text(const KernelCode& code) {
+  if (!code.parallel) return "runs on the calling thread";
+  switch (code.backend) {
+    case codegen::Backend::c: return "runs parallel (OpenMP threads)";
+    case codegen::Backend::llvm: return "runs parallel (TBB threads, kriek's runtime)";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string library_header(const LibraryOptions& options, const std::vector<LibraryKernel>& kernels,
@@ -71,18 +81,18 @@ std::string library_header(const LibraryOptions& options, const std::vector<Libr
     h << "\n/* " << k.entry.symbol << ": " << spec_text(spec) << "\n";
     for (std::size_t i = 0; i < spec.operands.size(); ++i) {
       const TensorSpec& t = spec.operands[i];
-      h << " *   " << (i + 1 == spec.operands.size() ? "out " : "in  ") << k.source.parameters.at(i) << ": "
+      h << " *   " << (i + 1 == spec.operands.size() ? "out " : "in  ") << k.code.parameters.at(i) << ": "
         << shape_text(t.shape) << " " << dtype_name(t.dtype) << ", " << layout_description(t) << "\n";
     }
-    h << " *   workspace: " << k.source.workspace_bytes << " bytes per calling thread; "
-      << (k.source.uses_openmp ? "runs parallel (OpenMP threads)" : "runs on the calling thread") << "\n"
+    h << " *   workspace: " << k.code.workspace_bytes << " bytes per calling thread; "
+      << parallel_text(k.code) << "\n"
       << " *   predicted cost " << k.predicted_cost << " (1/16 cycles; measured speed: manifest.json); list line "
       << k.entry.line << " */\n"
       << "void " << k.entry.symbol << "(";
     for (std::size_t i = 0; i < spec.operands.size(); ++i) {
       const bool output = i + 1 == spec.operands.size();
       h << (i ? ", " : "") << (output ? "float *" : "const float *") << restrict_macro << " "
-        << k.source.parameters.at(i);
+        << k.code.parameters.at(i);
     }
     h << ");\n";
   }
@@ -90,12 +100,13 @@ std::string library_header(const LibraryOptions& options, const std::vector<Libr
   return h.str();
 }
 
-std::string library_cmake_config(const std::string& name, bool openmp) {
+std::string library_cmake_config(const std::string& name, LibraryLinks links) {
   std::ostringstream c;
   c << "# " << name << "Config.cmake: the kernel library " << name << " made by kriek. Generated: do not edit.\n"
     << "# Targets: " << name << "::" << name << " (shared) and " << name << "::" << name << "_static.\n"
     << "include(CMakeFindDependencyMacro)\n";
-  if (openmp) c << "find_dependency(OpenMP COMPONENTS C)\n";
+  if (links.openmp) c << "find_dependency(OpenMP COMPONENTS C)\n";
+  if (links.runtime) c << "find_dependency(TBB)\n";
   c << "get_filename_component(_" << name << "_prefix \"${CMAKE_CURRENT_LIST_DIR}/../../..\" ABSOLUTE)\n"
     << "if(NOT TARGET " << name << "::" << name << ")\n"
     << "  add_library(" << name << "::" << name << " SHARED IMPORTED)\n"
@@ -108,7 +119,8 @@ std::string library_cmake_config(const std::string& name, bool openmp) {
     << "    IMPORTED_LOCATION \"${_" << name << "_prefix}/lib/lib" << name << ".a\"\n"
     << "    IMPORTED_LINK_INTERFACE_LANGUAGES C\n"
     << "    INTERFACE_INCLUDE_DIRECTORIES \"${_" << name << "_prefix}/include\"\n"
-    << "    INTERFACE_LINK_LIBRARIES \"" << (openmp ? "OpenMP::OpenMP_C;" : "") << "m\")\n"
+    << "    INTERFACE_LINK_LIBRARIES \"" << (links.openmp ? "OpenMP::OpenMP_C;" : "")
+    << (links.runtime ? "TBB::tbb;stdc++;" : "") << "m\")\n"
     << "endif()\n"
     << "set(" << name << "_FOUND TRUE)\n";
   return c.str();
@@ -129,11 +141,12 @@ std::string library_cmake_version(const std::string& version) {
   return c.str();
 }
 
-std::string library_pkg_config(const std::string& name, const std::string& version, bool openmp) {
+std::string library_pkg_config(const std::string& name, const std::string& version, LibraryLinks links) {
   std::ostringstream p;
   p << "prefix=${pcfiledir}/../..\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\n\n"
     << "Name: " << name << "\nDescription: tensor kernels synthesized by kriek\nVersion: " << version << "\n"
-    << "Libs: -L${libdir} -l" << name << "\nLibs.private: " << (openmp ? "-fopenmp " : "") << "-lm\n"
+    << "Libs: -L${libdir} -l" << name << "\nLibs.private: " << (links.openmp ? "-fopenmp " : "")
+    << (links.runtime ? "-ltbb -lstdc++ " : "") << "-lm\n"
     << "Cflags: -I${includedir}\n";
   return p.str();
 }
@@ -151,9 +164,10 @@ std::string library_manifest(const LibraryOptions& options, const std::vector<Li
     const LibraryKernel& k = kernels[i];
     m << (i ? "," : "") << "\n    {\"symbol\": " << json_string(k.entry.symbol) << ", \"line\": " << k.entry.line
       << ", \"spec\": " << json_string(spec_text(k.entry.spec)) << ", \"spec_as_written\": "
-      << json_string(k.entry.spec_text) << ", \"backend\": \"c\", \"predicted_cost\": " << k.predicted_cost
-      << ", \"workspace_bytes\": " << k.source.workspace_bytes
-      << ", \"parallel\": " << (k.source.uses_openmp ? "true" : "false") << std::setprecision(6)
+      << json_string(k.entry.spec_text) << ", \"backend\": \"" << codegen::backend_name(k.code.backend)
+      << "\", \"predicted_cost\": " << k.predicted_cost
+      << ", \"workspace_bytes\": " << k.code.workspace_bytes
+      << ", \"parallel\": " << (k.code.parallel ? "true" : "false") << std::setprecision(6)
       << ", \"measured_gflops\": " << k.gflops << ", \"verified_max_error\": " << k.max_error
       << ", \"tolerance\": " << k.tolerance << ", \"source_hash\": " << json_string(k.source_hash) << "}";
   }

@@ -1,15 +1,14 @@
-// The shared search of the synthesizing commands (see synthesis.h), with the terminal progress line.
+// The shared search of the synthesizing commands (see synthesis.h), with its progress line on a terminal.
 #include "tools/synthesis.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <iomanip>
 #include <iostream>
-#include <mutex>
+#include <memory>
 #include <sstream>
-#include <thread>
 
 #include "cache/compaction.h"
 #include "cache/table_dir.h"
@@ -20,60 +19,40 @@
 #include "spec/error.h"
 #include "spec/host_memory.h"
 #include "spec/text.h"
+#include "tools/progress_line.h"
 
 namespace kriek::tools {
 namespace {
 
-/// While alive, rewrites one line on stderr every half second when stderr is a terminal: Specs solved, the
-/// rate over the last second or so, Specs pending (started, not yet solved: a floor on what remains, since
-/// solving them discovers more), resident memory, and the time the pending ones take at the current rate.
-class Progress {
- public:
-  explicit Progress(const Synthesizer& s) : synth_(s), start_(std::chrono::steady_clock::now()) {
-    if (isatty(STDERR_FILENO)) thread_ = std::thread([this] { loop(); });
-  }
-  ~Progress() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) {
-      thread_.join();
-      std::cerr << "\r\033[K" << std::flush;
-    }
-  }
-
- private:
-  void loop() {
-    std::unique_lock<std::mutex> lock(mutex_);
+/// The search's progress line (progress_line.h): Specs solved, the rate over the last second or so, Specs pending
+/// (started, not yet solved: a floor on what remains, since solving them discovers more), resident memory, elapsed
+/// time, and the time the pending ones take at the current rate.
+std::function<std::string()> search_progress(const Synthesizer& synth) {
+  struct State {
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now(), last_time = start;
     double rate = 0;  // Specs per second, smoothed
     std::uint64_t last = 0;
-    while (!wake_.wait_for(lock, kPeriod, [this] { return done_; })) {
-      const SynthStats& st = synth_.stats();
-      const std::uint64_t solved = st.specs_solved.load(), done = solved + st.specs_loaded.load();
-      const std::uint64_t started = st.specs_started.load();
-      const std::uint64_t pending = started > done ? started - done : 0;
-      const double step = static_cast<double>(solved - last) / std::chrono::duration<double>(kPeriod).count();
-      rate = last == 0 ? step : 0.5 * rate + 0.5 * step;
-      last = solved;
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      std::cerr << "\rsynth: " << solved << " specs (" << static_cast<std::uint64_t>(rate) << "/s), " << pending
-                << " pending, RSS " << current_rss_bytes() / (1024 * 1024) << " MiB, " << std::fixed
-                << std::setprecision(1) << s << " s";
-      if (rate > 0) std::cerr << ", at least " << static_cast<double>(pending) / rate << " s left";
-      std::cerr << "\033[K" << std::flush;
-    }
-  }
-
-  static constexpr std::chrono::milliseconds kPeriod{500};
-  const Synthesizer& synth_;
-  std::chrono::steady_clock::time_point start_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool done_ = false;
-  std::thread thread_;
-};
+  };
+  return [&synth, state = std::make_shared<State>()] {
+    State& st = *state;
+    const SynthStats& stats = synth.stats();
+    const std::uint64_t solved = stats.specs_solved.load(), done = solved + stats.specs_loaded.load();
+    const std::uint64_t started = stats.specs_started.load();
+    const std::uint64_t pending = started > done ? started - done : 0;
+    const auto now = std::chrono::steady_clock::now();
+    const double step = static_cast<double>(solved - st.last) /
+                        std::max(1e-3, std::chrono::duration<double>(now - st.last_time).count());
+    st.rate = st.last == 0 ? step : 0.5 * st.rate + 0.5 * step;
+    st.last = solved;
+    st.last_time = now;
+    std::ostringstream out;
+    out << "synth: " << solved << " specs (" << static_cast<std::uint64_t>(st.rate) << "/s), " << pending
+        << " pending, RSS " << current_rss_bytes() / (1024 * 1024) << " MiB, " << std::fixed << std::setprecision(1)
+        << std::chrono::duration<double>(now - st.start).count() << " s";
+    if (st.rate > 0) out << ", at least " << static_cast<double>(pending) / st.rate << " s left";
+    return out.str();
+  };
+}
 
 std::string gib(std::int64_t bytes) {
   std::ostringstream out;
@@ -131,7 +110,7 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   if (s.table) s.synth->set_table(&*s.table);
   const auto start = std::chrono::steady_clock::now();
   try {
-    Progress progress(*s.synth);
+    ProgressLine progress(search_progress(*s.synth));
     s.frontier = s.synth->solve(s.spec);
   } catch (const TableError& e) {
     // A damaged page found mid-search: the default table is a cache, so it is set aside and the search redone.
@@ -140,7 +119,7 @@ Synthesis synthesize(const std::string& text, const Args& args) {
               << set_aside(*s.table_path).string() << " and a new one is built\n";
     s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
     s.table.reset();
-    Progress progress(*s.synth);
+    ProgressLine progress(search_progress(*s.synth));
     s.frontier = s.synth->solve(s.spec);
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,14 +1,16 @@
 // Code generation of hand-written schedules, through both backends (C and LLVM): parallel loops whose bodies pack
 // into per-thread buffers, packing into blocked layouts feeding the micro-kernel, AVX2 and scalar targets, a
-// golden file of the emitted C, and the errors: partial Impls, compiler failures, missing entry points, parallel
-// loops in object files.
+// golden file of the emitted C, LLVM objects (with kriek's runtime for parallel loops), and the errors: partial
+// Impls, compiler failures, missing entry points.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "codegen/compile.h"
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
+#include "codegen/kernel_runtime.h"
 #include "codegen/measure.h"
 #include "sched/schedule.h"
 #include "spec/text.h"
@@ -111,7 +113,7 @@ TEST_CASE("parallel loops through both backends on this machine, on 2 threads an
   const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
   const Schedule s = packed_parallel_schedule(target);
   const std::string ir = emit_llvm_ir(s.impl(), target);
-  CHECK_THAT(ir, Contains("call void @kriek_jit_parallel_for(") && Contains("_workspace()"));
+  CHECK_THAT(ir, Contains("call void @kriek_parallel_for(") && Contains("_workspace()"));
   check_runs(s.impl(), target, 2);
   check_runs(s.impl(), target, 1);
 }
@@ -127,19 +129,32 @@ TEST_CASE("an LLVM object file links into a shared library that computes the ref
                          .complete(dp);
   REQUIRE(s.holes().empty());
   TempDir dir;
-  write_llvm_object(s.impl(), target, dir.path / "k.o", "kriek_obj");
+  CHECK_FALSE(write_llvm_object(s.impl(), target, dir.path / "k.o", "kriek_obj"));
   link_shared_library({dir.path / "k.o"}, false, dir.path / "libk.so");
   const LoadedKernel k = LoadedKernel::load(dir.path / "libk.so", "kriek_obj");
   for (std::uint64_t seed : {1, 2}) CHECK(verify(k, spec, seed).ok());
   CHECK(emit_c(s.impl(), target).workspace_bytes > 0);
 }
 
-TEST_CASE("an object file cannot hold parallel loops, and a partial Impl is an error for LLVM too", "[codegen][llvm][errors]") {
+TEST_CASE("an LLVM object with parallel loops runs on kriek's runtime object, on 2 threads", "[codegen][llvm]") {
+  const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
+  const Schedule s = packed_parallel_schedule(target);
+  TempDir dir;
+  REQUIRE(write_llvm_object(s.impl(), target, dir.path / "k.o", "kriek_par"));
+  {
+    std::ofstream runtime(dir.path / "runtime.o", std::ios::binary);
+    runtime << kernel_runtime_object();
+  }
+  link_shared_library({dir.path / "k.o", dir.path / "runtime.o"}, false, dir.path / "libk.so", kKernelRuntimeLibraries);
+  const LoadedKernel k = LoadedKernel::load(dir.path / "libk.so", "kriek_par");
+  // The runtime's symbols stay inside the library (two libraries never clash over them).
+  CHECK_THROWS_WITH(LoadedKernel::load(dir.path / "libk.so", "kriek_parallel_for"), Contains("no function"));
+  for (std::uint64_t seed : {1, 2}) CHECK(verify(k, s.impl()->spec, seed).ok());
+}
+
+TEST_CASE("a partial Impl is an error for LLVM too", "[codegen][llvm][errors]") {
   const Target target = named_target("avx2");
   const Spec spec = parse_spec("matmul 32x8x32 f32", target);
-  const Schedule par = schedule(spec, target).tile_out({16, 16}, true).complete();
-  TempDir dir;
-  CHECK_THROWS_WITH(write_llvm_object(par.impl(), target, dir.path / "k.o"), Contains("cannot hold parallel loops"));
   const Schedule partial = schedule(spec, target).tile_out({16, 16});
   CHECK_THROWS_WITH(emit_llvm_ir(partial.impl(), target), Contains("hole h1"));
   CHECK_THROWS_WITH(jit_compile(partial.impl(), target), Contains("hole h1"));

@@ -1,4 +1,4 @@
-/* A C consumer of the test library `kernels` (shared): calls each kernel and checks it against naive loops.
+/* A C consumer of the test library `kernels` (shared): calls its kernels and checks them against naive loops.
  * Prints "ok" and exits 0, or names the first wrong element and exits 1. */
 #include <math.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 
 #include "kernels.h"
 
-enum { M = 16, K = 24, N = 8, R = 8, C = 16 };
+enum { M = 16, K = 24, N = 8, R = 8, C = 16, BIG = 2048 * 2048 };
 
 static int check(const char *what, const float *got, const float *want, int n, float tolerance) {
   for (int i = 0; i < n; ++i) {
@@ -35,6 +35,18 @@ int main(void) {
   mm(a, b, c);
   relu_rows(x, y);
   if (check("mm", c, want, M * N, 1e-4f) || check("relu_rows", y, ywant, R * C, 0)) return 1;
+  /* relu_big runs parallel: on OpenMP threads or kriek's runtime, inside the library either way. */
+  float *big = malloc(sizeof(float) * BIG), *bigout = malloc(sizeof(float) * BIG), *bigwant = malloc(sizeof(float) * BIG);
+  if (!big || !bigout || !bigwant) return 1;
+  for (int i = 0; i < BIG; ++i) {
+    big[i] = (float)rand() / RAND_MAX - 0.5f;
+    bigwant[i] = big[i] > 0 ? big[i] : 0;
+  }
+  relu_big(big, bigout);
+  if (check("relu_big", bigout, bigwant, BIG, 0)) return 1;
+  free(big);
+  free(bigout);
+  free(bigwant);
   printf("ok\n");
   return 0;
 }

@@ -1,5 +1,6 @@
 // A C++ consumer of the test library `kernels` (static): the header's extern "C" guards make the kernels callable
 // from C++; checks them against naive loops. Prints "ok" and exits 0, or names the first wrong element and exits 1.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -21,6 +22,16 @@ int main() {
   for (int i = 0; i < M * N; ++i) {
     if (std::fabs(c[i] - want[i]) > 1e-4f) {
       std::printf("mm: element %d is %g, expected %g\n", i, c[i], want[i]);
+      return 1;
+    }
+  }
+  // relu_big runs parallel; from the static library, its runtime (OpenMP, or kriek's on TBB) comes with the package.
+  std::vector<float> big(2048 * 2048), big_out(big.size());
+  for (float& v : big) v = dist(gen);
+  relu_big(big.data(), big_out.data());
+  for (std::size_t i = 0; i < big.size(); ++i) {
+    if (big_out[i] != std::max(big[i], 0.0f)) {
+      std::printf("relu_big: element %zu is %g, expected %g\n", i, big_out[i], std::max(big[i], 0.0f));
       return 1;
     }
   }

@@ -178,6 +178,11 @@ TEST_CASE("kriek emit --format llvm prints IR, --format obj writes a position-in
   const std::string library = (dir / "libk.so").string();
   CHECK(kriek::testing::run_command("cc -shared -o " + library + " " + object).status == 0);
   CHECK_THAT(run_kriek("emit 'relu 4x16 f32' --no-table --format obj").out, Contains("--format obj writes an object file"));
+  // The DP runs relu 2048x2048 in parallel tiles, whose loops need kriek's runtime: refused, nothing written.
+  const Result parallel = run_kriek("emit 'relu 2048x2048 f32' --no-table --format obj -o " + (dir / "p.o").string());
+  CHECK(parallel.status == 1);
+  CHECK_THAT(parallel.out, Contains("has parallel loops, which run on kriek's runtime"));
+  CHECK_FALSE(std::filesystem::exists(dir / "p.o"));
 }
 
 TEST_CASE("kriek synth writes a table that kriek query and kriek table read", "[tools][table]") {
