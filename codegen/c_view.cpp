@@ -1,6 +1,8 @@
 // Offsets, elements and registers of generator views (see c_view.h).
 #include "codegen/c_view.h"
 
+#include <numeric>
+
 #include "spec/error.h"
 
 namespace kriek::codegen {
@@ -113,7 +115,33 @@ std::string address(const CView& v, const Coord& index) {
   return "(" + v.base + " + " + offset_text(v, index) + ")";
 }
 
+namespace {
+
+/// A blocked view that walks only its block dimension, one element at a time, from a coordinate that cannot leave
+/// its block: the coordinate is g·s + c for g = gcd(block, its coefficients), so the run stays in the g-aligned
+/// chunk it starts in, which lies in one block, when c mod g plus the extent is at most g (e.g. 4 of a panel of 8
+/// at 4·i).
+bool within_one_panel(const CView& v) {
+  if (v.layout.kind != Layout::Kind::blocked) return false;
+  const std::size_t dim = v.layout.dim;
+  std::int64_t extent = 1;
+  for (std::size_t d = 0; d < v.rank(); ++d) {
+    if (v.shape[d] == 1) continue;
+    const bool walks_block = v.dims.empty() ? d == dim : v.dims[d].dim == dim && v.dims[d].step == 1;
+    if (!walks_block || extent != 1) return false;
+    extent = v.shape[d];
+  }
+  const Affine p = position(v, zeros(v.rank()))[dim];
+  std::int64_t g = v.layout.block;
+  for (const auto& [name, k] : p.terms()) g = std::gcd(g, k < 0 ? -k : k);
+  const std::int64_t c = ((p.constant() % g) + g) % g;
+  return c + extent <= g;
+}
+
+}  // namespace
+
 bool is_dense_run(const CView& v) {
+  if (within_one_panel(v)) return true;
   const std::size_t rank = v.rank();
   std::vector<std::int64_t> at(rank, 0);
   std::optional<Affine> first;

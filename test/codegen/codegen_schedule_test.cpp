@@ -176,6 +176,21 @@ TEST_CASE("AVX2 and scalar targets: every frontier entry runs", "[codegen]") {
   }
 }
 
+TEST_CASE("operands in panels narrower than a vector: every frontier entry runs", "[codegen]") {
+  // A vector move may take part of a panel (4 of a register of 8 at 4*i) but never cross into the next one.
+  const Target target = named_target("avx2");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  std::vector<ImplPtr> impls;
+  for (const char* text : {"matmul (12x5 f32 GL row, 5x17 f32 GL blk1:4 -> 12x17 f32 GL row)",
+                           "conv[acc] (9x8x3 f32 GL row, 3x2x3x10 f32 GL blk3:4 -> 7x7x10 f32 GL row)"}) {
+    const Spec spec = parse_spec(text, target);
+    const Frontier& f = synth.solve(spec);
+    REQUIRE_FALSE(f.empty());
+    for (std::size_t e = 0; e < f.entries.size(); ++e) impls.push_back(synth.reconstruct(spec, e));
+  }
+  check_all_run(impls, target);
+}
+
 TEST_CASE("the micro-kernel with a boundary row block and several vectors per row", "[codegen]") {
   const Target target = named_target("avx512");
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
