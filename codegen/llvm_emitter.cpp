@@ -84,15 +84,15 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     if (!collapsed_.empty()) {  // the first loop of a parallel nest
       KRIEK_ASSERT(collapsed_.front() == trips, "a parallel loop of ", trips, " iterations announced as ",
                    collapsed_.front());
-      loops_.push_back(Frame{LoopKind::parallel});
+      loops_.push_back(Frame{LoopKind::parallel, trips});
       outline();
       return pop_front(collapsed_vars_);
     }
     if (!collapsed_vars_.empty()) {  // an inner loop of the collapsed nest: its variable is already known
-      loops_.push_back(Frame{LoopKind::collapsed});
+      loops_.push_back(Frame{LoopKind::collapsed, trips});
       return pop_front(collapsed_vars_);
     }
-    loops_.push_back(Frame{LoopKind::serial, in_kernel_});
+    loops_.push_back(Frame{LoopKind::serial, trips, in_kernel_});
     return counted_loop(b_.getInt64(0), b_.getInt64(trips));
   }
 
@@ -100,9 +100,9 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     const Frame frame = pop(loops_);
     unbind_to(pop(scopes_));
     switch (frame.kind) {
-      case LoopKind::serial: return close_counted_loop(frame.kernel ? Unroll::allowed : Unroll::disabled);
+      case LoopKind::serial: return close_counted_loop(unroll(frame));
       case LoopKind::collapsed: return;
-      case LoopKind::parallel: return end_outline();
+      case LoopKind::parallel: return end_outline(unroll(frame));
     }
   }
 
@@ -130,6 +130,9 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   }
 
   void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) override {
+    if (k == KernelKind::bcast_fma) {
+      for (Frame& f : loops_) f.micro_kernel = true;
+    }
     in_kernel_ = true;
     emit_ir_kernel(*this, k, spec, ops);
     in_kernel_ = false;
@@ -175,13 +178,21 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   enum class LoopKind : std::uint8_t { serial, collapsed, parallel };
   struct Frame {
     LoopKind kind;
-    bool kernel = false;  ///< a loop inside a kernel or copy, not one of the Impl's
+    std::int64_t trips = 0;
+    bool kernel = false;        ///< a loop inside a kernel or copy, not one of the Impl's
+    bool micro_kernel = false;  ///< its body calls bcast_fma
   };
-  /// Whether LLVM may unroll a loop. The Impl's loops stay as the Impl says (the lowering unrolls register axes
-  /// itself): fully unrolled, a conv's tap and channel loops around bcast_fma (144 steps) had LLVM hoist every
-  /// filter vector out of the tile loop, spill them and run each accumulator's FMAs as one chain, at 0.45x C's
-  /// speed. Loops inside kernels (a dot product's stream, copies) LLVM may unroll.
+  /// Whether LLVM may unroll a loop. A loop of the Impl around the micro-kernel of more than kUnrollTrips
+  /// iterations stays as the Impl says (the lowering unrolls register axes itself): fully unrolled, a conv's 16
+  /// channels under its 3x3 taps around bcast_fma had LLVM hoist every filter vector out of the tile loop, spill
+  /// them and run each accumulator's FMAs as one chain, at 0.45x C's speed. Shorter loops (taps) LLVM may unroll
+  /// (rolled, conv 30x30 3x3x8 fell from 1.33x to 0.73-0.88x C), and loops of anything else (rolled, relu 99x37's
+  /// scalar remainders ran at 0.36x C).
   enum class Unroll : std::uint8_t { allowed, disabled };
+  static constexpr std::int64_t kUnrollTrips = 4;
+  static Unroll unroll(const Frame& f) {
+    return !f.kernel && f.micro_kernel && f.trips > kUnrollTrips ? Unroll::disabled : Unroll::allowed;
+  }
   /// A function being emitted: its entry block holds the allocas (and the root workspace) and falls through to the
   /// body once the function ends.
   struct FunctionState {
@@ -416,8 +427,8 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   }
 
   /// Ends the outlined function and calls the runtime's parallel loop on it from the enclosing function.
-  void end_outline() {
-    close_counted_loop(Unroll::disabled);
+  void end_outline(Unroll unroll) {
+    close_counted_loop(unroll);
     FunctionState s = functions_.back();
     end_function();
     functions_.pop_back();
