@@ -182,16 +182,16 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     bool kernel = false;        ///< a loop inside a kernel or copy, not one of the Impl's
     bool micro_kernel = false;  ///< its body calls bcast_fma
   };
-  /// Whether LLVM may unroll a loop. A loop of the Impl around the micro-kernel of more than kUnrollTrips
-  /// iterations stays as the Impl says (the lowering unrolls register axes itself): fully unrolled, a conv's 16
-  /// channels under its 3x3 taps around bcast_fma had LLVM hoist every filter vector out of the tile loop, spill
-  /// them and run each accumulator's FMAs as one chain, at 0.45x C's speed. Shorter loops (taps) LLVM may unroll
-  /// (rolled, conv 30x30 3x3x8 fell from 1.33x to 0.73-0.88x C), and loops of anything else (rolled, relu 99x37's
-  /// scalar remainders ran at 0.36x C).
+  /// Whether LLVM may unroll a loop. The Impl's loops stay as the Impl says (the lowering unrolls register axes
+  /// itself), except short ones (at most kUnrollTrips) around the micro-kernel: a conv's taps, which rolled ran
+  /// conv 1x30x30x8 3x3x8x8 at 0.66x C and unrolled at 1.0x. Longer ones unrolled had LLVM hoist every filter
+  /// vector of a conv's channel loop out of the tile loop, spill them and chain each accumulator's FMAs (0.45x
+  /// C); elementwise loops unrolled had it hoist a broadcast row's 32 vectors out of the row loop and spill them
+  /// (add 256x256 1x256: 0.83x C). Loops inside kernels (a dot product's stream, copies) LLVM may unroll.
   enum class Unroll : std::uint8_t { allowed, disabled };
   static constexpr std::int64_t kUnrollTrips = 4;
   static Unroll unroll(const Frame& f) {
-    return !f.kernel && f.micro_kernel && f.trips > kUnrollTrips ? Unroll::disabled : Unroll::allowed;
+    return f.kernel || (f.micro_kernel && f.trips <= kUnrollTrips) ? Unroll::allowed : Unroll::disabled;
   }
   /// A function being emitted: its entry block holds the allocas (and the root workspace) and falls through to the
   /// body once the function ends.
