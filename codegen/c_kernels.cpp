@@ -173,6 +173,66 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
   if (k > 1) w.close();
 }
 
+/// The register whose lane r is the sum of the lanes of acc[r] (8 accumulators of 8 lanes): pairwise horizontal
+/// adds give each 128-bit half of two registers the sums of four rows' halves, and the halves are added across.
+std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std::size_t first, bool avx512) {
+  const std::string type = "__m256";
+  std::vector<std::string> level(acc.begin() + static_cast<std::ptrdiff_t>(first),
+                                 acc.begin() + static_cast<std::ptrdiff_t>(first + 8));
+  if (avx512) {  // each 16-lane accumulator's halves added into 8 lanes
+    for (std::string& a : level) {
+      const std::string h = w.fresh("h");
+      w.line(type + " " + h + " = _mm256_add_ps(_mm512_castps512_ps256(" + a +
+             "), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(" + a + "), 1)));");
+      a = h;
+    }
+  }
+  while (level.size() > 2) {
+    std::vector<std::string> next;
+    for (std::size_t i = 0; i < level.size(); i += 2) {
+      next.push_back(w.fresh("t"));
+      w.line(type + " " + next.back() + " = _mm256_hadd_ps(" + level[i] + ", " + level[i + 1] + ");");
+    }
+    level = next;
+  }
+  const std::string r = w.fresh("t");
+  w.line(type + " " + r + " = _mm256_add_ps(_mm256_permute2f128_ps(" + level[0] + ", " + level[1] +
+         ", 0x20), _mm256_permute2f128_ps(" + level[0] + ", " + level[1] + ", 0x31));");
+  return r;
+}
+
+/// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
+/// accumulator per row stepping through the rows in a C loop, then transpose_sum8 (twice, joined, for 16 lanes).
+void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out) {
+  const std::vector<CView> rows = innermost_rows(in);
+  KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) == isa.width && (isa.width == 8 || isa.width == 16),
+               "vec_sum_runs: ", rows.size(), " rows for registers of ", isa.width, " lanes");
+  const std::int64_t k = in.shape.back();
+  const std::string j = w.fresh("j");
+  w.open("");
+  std::vector<std::string> ptr, acc;
+  for (const CView& row : rows) {
+    ptr.push_back(w.fresh("pa"));
+    acc.push_back(w.fresh("acc"));
+    w.line("const float *" + ptr.back() + " = " + run_address(row, KernelKind::vec_sum_runs) + ";");
+    w.line(isa.type + " " + acc.back() + " = " + isa.zero + "();");
+  }
+  w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(k) + "; " + j + " += " + std::to_string(isa.width) + ")");
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + isa.load + "(" + ptr[r] + " + " + j + "));");
+  }
+  w.close();
+  const std::string reg = whole_register(out);
+  if (isa.width == 8) {
+    w.line(reg + " = " + isa.add + "(" + reg + ", " + transpose_sum8(w, acc, 0, false) + ");");
+  } else {
+    const std::string lo = transpose_sum8(w, acc, 0, true), hi = transpose_sum8(w, acc, 8, true);
+    w.line(reg + " = " + isa.add + "(" + reg + ", _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(" +
+           "_mm512_castps256_ps512(" + lo + ")), _mm256_castps_pd(" + hi + "), 1)));");
+  }
+  w.close();
+}
+
 }  // namespace
 
 void emit_copy(CWriter& w, const CView& from, const CView& to) {
@@ -238,6 +298,7 @@ void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<C
     case KernelKind::dot_fma: chained_sum(w, need(isa, k), k, ops[0], &ops[1], out); return;
     case KernelKind::vec_sum_run: chained_sum(w, need(isa, k), k, ops[0], nullptr, out); return;
     case KernelKind::vec_sum_rows: sum_rows(w, need(isa, k), std::get<ReduceSum>(spec.op).axis, ops[0], out); return;
+    case KernelKind::vec_sum_runs: sum_runs(w, need(isa, k), ops[0], out); return;
   }
   KRIEK_ASSERT(false, "no C for kernel ", static_cast<int>(k));
 }

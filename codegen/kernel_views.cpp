@@ -1,4 +1,4 @@
-// Matrix views and the register pairing of vec_sum_rows (see kernel_views.h).
+// Matrix views, the register pairing of vec_sum_rows and the rows of vec_sum_runs (see kernel_views.h).
 #include "codegen/kernel_views.h"
 
 #include "impl/tiling.h"
@@ -33,6 +33,21 @@ void for_each_row_register(std::size_t axis, const CView& in, const CView& out, 
     std::size_t d = out.rank();
     while (d > 0 && (at[d - 1] += (*box)[d - 1]) == out.shape[d - 1]) at[--d] = 0;
     if (d == 0) return;
+  }
+}
+
+std::vector<CView> innermost_rows(const CView& in) {
+  KRIEK_ASSERT(in.rank() >= 1, "the rows of a rank-0 view ", in.base);
+  const std::size_t last = in.rank() - 1;
+  Shape row(in.rank(), 1);
+  row[last] = in.shape[last];
+  std::vector<CView> rows;
+  std::vector<std::int64_t> at(in.rank(), 0);
+  while (true) {
+    rows.push_back(in.sub(Coord(at.begin(), at.end()), row));
+    std::size_t d = last;
+    while (d > 0 && ++at[d - 1] == in.shape[d - 1]) at[--d] = 0;
+    if (d == 0) return rows;
   }
 }
 

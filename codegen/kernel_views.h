@@ -1,11 +1,12 @@
 // The views a kernel body touches, shared by the C and LLVM kernels (c_kernels.cpp, llvm_kernels.cpp) so that
 // both read the same elements and registers: matrix elements and rows of rank-2 operands (or rank 3 with a batch
-// of 1), and the register-by-register pairing of vec_sum_rows.
+// of 1), the register-by-register pairing of vec_sum_rows, and the rows vec_sum_runs reduces.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "codegen/c_view.h"
 
@@ -20,5 +21,9 @@ Shape matrix_row(const CView& v, std::int64_t cols);
 /// each output register's view and the dense run of `in` it adds at position `step` along the axis.
 void for_each_row_register(std::size_t axis, const CView& in, const CView& out, std::int64_t width, const Affine& step,
                            const std::function<void(const CView& reg, const CView& run)>& add);
+
+/// For vec_sum_runs (out += the sum of `in` over its innermost axis, out one register): the rows of `in` along
+/// that axis, one per lane of `out`, in the row-major order of the other dimensions.
+std::vector<CView> innermost_rows(const CView& in);
 
 }  // namespace kriek::codegen

@@ -165,6 +165,49 @@ struct Kernels {
     store0(b.CreateFAdd(at0(out), lanes), out);
   }
 
+  /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
+  /// accumulator per row stepping through the rows, then the accumulators transposed and summed in a tree. Each
+  /// level pairs two registers of 2^l rows' partial sums (segments of p lanes each) into one whose segments are
+  /// half as wide: the two halves of every segment, A's segments then B's, added.
+  void sum_runs(const CView& in, const CView& out) {
+    const std::vector<CView> rows = innermost_rows(in);
+    const std::int64_t k = in.shape.back(), width = c.width();
+    KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) == width, "vec_sum_runs: ", rows.size(), " rows for ",
+                 width, " lanes");
+    std::vector<Value*> ptr, acc;
+    for (const CView& row : rows) {
+      ptr.push_back(run(row, KernelKind::vec_sum_runs));
+      acc.push_back(c.slot(vec()));
+      b.CreateStore(llvm::Constant::getNullValue(vec()), acc.back());
+    }
+    const Affine j = c.open_loop(k / width) * width;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      Value* va = load_run(b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)}));
+      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
+    }
+    c.close_loop();
+    std::vector<Value*> level;
+    for (Value* slot : acc) level.push_back(b.CreateLoad(vec(), slot));
+    for (std::int64_t p = width; level.size() > 1; p /= 2) {
+      std::vector<int> lo, hi;
+      for (std::int64_t from : {std::int64_t{0}, width}) {
+        for (std::int64_t seg = 0; seg < width; seg += p) {
+          for (std::int64_t l = 0; l < p / 2; ++l) {
+            lo.push_back(static_cast<int>(from + seg + l));
+            hi.push_back(static_cast<int>(from + seg + p / 2 + l));
+          }
+        }
+      }
+      std::vector<Value*> next;
+      for (std::size_t i = 0; i < level.size(); i += 2) {
+        next.push_back(b.CreateFAdd(b.CreateShuffleVector(level[i], level[i + 1], lo),
+                                    b.CreateShuffleVector(level[i], level[i + 1], hi)));
+      }
+      level = std::move(next);
+    }
+    set(out, b.CreateFAdd(get(out), level[0]));
+  }
+
   /// out += the sum of `in` over `axis` (not its innermost), out in registers: a loop over the axis, in which
   /// every output register adds the input's register at the same place.
   void sum_rows(std::size_t axis, const CView& in, const CView& out) {
@@ -225,6 +268,7 @@ void emit_ir_kernel(IrKernelContext& c, KernelKind k, const Spec& spec, const st
     case KernelKind::dot_fma: return g.chained_sum(k, ops[0], &ops[1], out);
     case KernelKind::vec_sum_run: return g.chained_sum(k, ops[0], nullptr, out);
     case KernelKind::vec_sum_rows: return g.sum_rows(std::get<ReduceSum>(spec.op).axis, ops[0], out);
+    case KernelKind::vec_sum_runs: return g.sum_runs(ops[0], out);
   }
   KRIEK_ASSERT(false, "no LLVM IR for kernel ", static_cast<int>(k));
 }

@@ -119,6 +119,18 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       const Cost adds = steps * static_cast<Cost>(out.elements() / vs);
       return chained(std::max(adds * m.vector_op, adds * m.vector_load), stream_cost(m, spec.input(0)), steps * m.fma_latency);
     }
+    case KernelKind::vec_sum_runs: {
+      // vs rows of k/vs vector adds each, one load per add, in vs independent chains; then the transpose of the
+      // rows' sums into one register: vs - 1 pairwise combinations of two shuffles and an add, and the add into
+      // the output.
+      const std::int64_t vs = vector_width(target, out.dtype);
+      const Cost adds = static_cast<Cost>(spec.input(0).elements() / vs);
+      const Cost steps = static_cast<Cost>(spec.input(0).shape[std::get<ReduceSum>(spec.op).axis] / vs);
+      const Cost transpose = static_cast<Cost>(3 * (vs - 1) + 1) * m.vector_op;
+      return chained(std::max(adds * m.vector_op, adds * m.vector_load), stream_cost(m, spec.input(0)),
+                     steps * m.fma_latency) +
+             transpose;
+    }
     case KernelKind::bcast_fma: {
       // One k-step of a register tile: m broadcasts of the lhs and the n/vs register loads of the rhs row share
       // the load ports, the m*n/vs FMAs the FMA ports, and the two overlap, so the kernel costs the larger of the

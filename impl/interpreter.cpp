@@ -105,7 +105,8 @@ void run_kernel(KernelKind k, const Spec& spec, std::span<const View> ops) {
     case KernelKind::direct_conv: conv_add(ops[0], ops[1], out); return;
     case KernelKind::scalar_reduce_add:
     case KernelKind::vec_sum_run:
-    case KernelKind::vec_sum_rows: reduce_add(std::get<ReduceSum>(spec.op).axis, ops[0], out); return;
+    case KernelKind::vec_sum_rows:
+    case KernelKind::vec_sum_runs: reduce_add(std::get<ReduceSum>(spec.op).axis, ops[0], out); return;
   }
   KRIEK_ASSERT(false, "no semantics for kernel ", static_cast<int>(k));
 }

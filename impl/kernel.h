@@ -49,6 +49,11 @@ enum class KernelKind : std::uint8_t {
   /// for each of the k steps along the axis, every output register adds the input's matching register, read from
   /// memory (whole registers of dense rows). One independent chain per register, no lane reduction.
   vec_sum_rows,
+  /// ReduceSum[acc] over the input's innermost axis of as many rows as a register has lanes, each row one dense
+  /// run of k elements in memory (k a multiple of the vector size, rows at any stride), the output one VRF
+  /// register: one accumulator chain per row, then the rows' sums transposed into the register's lanes (a tree of
+  /// pairwise shuffles and adds) and added to it. A row's lane reduction amortized over a register of rows.
+  vec_sum_runs,
 };
 
 /// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma" (empty for a byte that is
@@ -71,6 +76,7 @@ constexpr std::string_view kernel_name(KernelKind k) {
     case KernelKind::dot_fma: return "dot_fma";
     case KernelKind::vec_sum_run: return "vec_sum_run";
     case KernelKind::vec_sum_rows: return "vec_sum_rows";
+    case KernelKind::vec_sum_runs: return "vec_sum_runs";
   }
   return {};
 }
@@ -82,7 +88,8 @@ inline constexpr std::array kAllKernels = {
     KernelKind::scalar_mult_add, KernelKind::scalar_copy, KernelKind::scalar_zero, KernelKind::scalar_unary,
     KernelKind::scalar_binary,   KernelKind::scalar_reduce_add, KernelKind::vec_load, KernelKind::vec_store,
     KernelKind::vec_zero,        KernelKind::vec_unary,   KernelKind::vec_binary, KernelKind::bcast_fma,
-    KernelKind::direct_conv,     KernelKind::dot_fma,     KernelKind::vec_sum_run, KernelKind::vec_sum_rows};
+    KernelKind::direct_conv,     KernelKind::dot_fma,     KernelKind::vec_sum_run, KernelKind::vec_sum_rows,
+    KernelKind::vec_sum_runs};
 static_assert(lists_every_value(kAllKernels, kernel_name), "kAllKernels must list every KernelKind in order");
 
 std::optional<KernelKind> parse_kernel(std::string_view name);

@@ -179,6 +179,27 @@ Why sum_run_rules(const Spec& s, const Target& t) {
   return std::nullopt;
 }
 
+/// vec_sum_runs: the reduced axis is the input's innermost, the input as many rows as a register has lanes (each
+/// one dense run of whole registers, at any stride), the output those rows' sums in one register.
+Why sum_runs_rules(const Spec& s, const Target& t) {
+  const TensorSpec& in = s.input(0);
+  const TensorSpec& out = s.output();
+  const std::size_t axis = std::get<ReduceSum>(s.op).axis;
+  if (axis + 1 != in.rank()) return fail("the reduced axis ", axis, " is not the innermost of ", name(s, 0));
+  const std::int64_t width = t.vector_elements(Dtype::f32);
+  if (out.elements() != width) return fail(name(s, 1), " is not one register of ", width, " elements");
+  if (Why w = one_vector(s, s.operands.size() - 1, t)) return w;
+  if (!out.layout.same_placement(Layout::row_major(), out.shape)) return fail(name(s, 1), " is not row-major");
+  if (in.shape[axis] % width != 0) return fail("k = ", in.shape[axis], " is not a multiple of the vector size ", width);
+  if (!is_memory(in.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
+  Shape row(in.rank(), 1);
+  row[axis] = in.shape[axis];
+  if (!is_unit_stride_run(row, in.layout)) {
+    return fail("the rows of ", name(s, 0), " are not dense runs (", layout_text(in.layout), ")");
+  }
+  return std::nullopt;
+}
+
 /// vec_sum_rows: an outer axis reduced into row-major output registers, the input's slice at each step along the
 /// axis whole registers of dense rows in memory.
 Why sum_rows_rules(const Spec& s, const Target& t) {
@@ -297,10 +318,12 @@ Why check(KernelKind k, const Spec& s, const Target& t) {
       return dot_fma_rules(s, t);
     case KernelKind::vec_sum_run:
     case KernelKind::vec_sum_rows:
+    case KernelKind::vec_sum_runs:
       if (Why w = vector_rules(s, t)) return w;
       if (Why w = op_is<ReduceSum>(s, "reducesum[acc]")) return w;
       if (Why w = accumulating(s)) return w;
-      return k == KernelKind::vec_sum_run ? sum_run_rules(s, t) : sum_rows_rules(s, t);
+      if (k == KernelKind::vec_sum_run) return sum_run_rules(s, t);
+      return k == KernelKind::vec_sum_rows ? sum_rows_rules(s, t) : sum_runs_rules(s, t);
   }
   return fail("unknown kernel ", static_cast<int>(k));
 }

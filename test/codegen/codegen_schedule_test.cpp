@@ -221,6 +221,23 @@ TEST_CASE("odd widths stay vectorized in register panels, the last register of e
   }
 }
 
+TEST_CASE("rows summed a register of rows at a time, the sums transposed into lanes (vec_sum_runs)", "[codegen]") {
+  // AVX2 runs here; AVX-512 is compiled (and run where the machine has it).
+  for (const char* name : {"avx2", "avx512"}) {
+    const Target target = named_target(name);
+    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+    for (const char* text : {"reducesum[axis=1] 32x64 f32", "reducesum[axis=2] 2x16x48 f32"}) {
+      const Spec spec = parse_spec(text, target);
+      const ImplPtr impl = *synth.best(spec, capacities(target));
+      INFO(name << ": " << text);
+      const std::string code = emit_c(impl, target).code;
+      CHECK_THAT(code, Contains("vec_sum_runs("));
+      CHECK_THAT(code, Contains("_mm256_hadd_ps"));
+      check_runs(impl, target);
+    }
+  }
+}
+
 TEST_CASE("matrix-vector products use dot_fma on AVX-512 and AVX2, with several chains", "[codegen]") {
   for (const char* name : {"avx512", "avx2"}) {
     const Target target = named_target(name);

@@ -216,6 +216,25 @@ TEST_CASE("cost: vec_sum_run sums a row like dot_fma with one load per add", "[i
   CHECK(run(16, Level::L1) == m.fma_latency + 4 * m.vector_op + m.scalar_op);
 }
 
+TEST_CASE("cost: vec_sum_runs adds its rows like vec_sum_rows, then one transpose for all lanes", "[impl][cost]") {
+  const CostModel& m = model();
+  auto runs = [&](std::int64_t k, Level level) {
+    return kernel_cost(KernelKind::vec_sum_runs,
+                       Spec{ReduceSum{1, true}, {ts({16, k}, level), ts({16}, Level::VRF, Layout::row_major(), 16)}, false});
+  };
+  auto run = [&](std::int64_t k) {
+    return kernel_cost(KernelKind::vec_sum_run, Spec{ReduceSum{1, true}, {ts({1, k}, Level::L1), ts({1}, Level::RF)}, false});
+  };
+  // 16 rows of 4 registers from L1: 64 adds and loads, 16 chains of 4 hide their latency; then 15 pairwise
+  // combinations (two shuffles and an add each) and the add into the output.
+  const Cost transpose = (3 * 15 + 1) * m.vector_op;
+  CHECK(runs(64, Level::L1) == std::max(64 * m.vector_op, 4 * m.fma_latency) + transpose);
+  // Cheaper than 16 rows one at a time, each with its own lane reduction.
+  CHECK(runs(64, Level::L1) < 16 * run(64));
+  // From main memory the stream dominates.
+  CHECK(runs(64, Level::GL) > runs(64, Level::L1));
+}
+
 TEST_CASE("cost: vec_sum_rows is bound by its ports or its stream, plus its chains' waits", "[impl][cost]") {
   const CostModel& m = model();
   auto rows = [&](std::int64_t k, std::int64_t n, Level level) {

@@ -15,6 +15,11 @@ const Target& scalar_target() {
   return t;
 }
 
+const Target& avx2() {
+  static const Target t = named_target("avx2");
+  return t;
+}
+
 TensorSpec vec(Shape s) { return ts(std::move(s), Level::VRF, Layout::row_major(), 16); }
 /// A VRF tensor in register panels of 16 (impl/tiling.h): rows whose last register may be partial.
 TensorSpec panels(Shape s) {
@@ -261,6 +266,27 @@ TEST_CASE("vec_sum_rows: an outer axis into row-major output registers, input re
   rejects(k, reduce(1, ts({2, 3, 8}), ts({2, 8}, Level::VRF, Layout::row_major(), 16)),
           "operand 0 (2x3x8 GL) is not whole registers of dense rows at each step along axis 1 (row)");
   rejects(k, reduce(0, ts({4, 16}), vec({16})), "has no vector registers", scalar_target());
+}
+
+TEST_CASE("vec_sum_runs: the innermost axis of a register's worth of dense rows into one register", "[kernel]") {
+  const auto k = KernelKind::vec_sum_runs;
+  accepts(k, reduce(1, ts({16, 32}), vec({16})));
+  TensorSpec strided = ts({16, 32});
+  strided.contiguous = false;  // rows of a wider matrix: each still one run
+  accepts(k, reduce(1, strided, vec({16})));
+  accepts(k, reduce(2, ts({2, 8, 16}, Level::L1), vec({2, 8})));
+  accepts(k, reduce(1, ts({8, 8}), ts({8}, Level::VRF, Layout::row_major(), 8)), avx2());
+  rejects(k, reduce(1, ts({16, 32}), vec({16}), false), "does not accumulate");
+  rejects(k, reduce(0, ts({16, 16}), vec({16})), "the reduced axis 0 is not the innermost of operand 0 (16x16 GL)");
+  rejects(k, reduce(1, ts({8, 32}), ts({8}, Level::VRF, Layout::row_major(), 16)),
+          "operand 1 (8 VRF) is not one register of 16 elements");
+  rejects(k, reduce(1, ts({16, 24}), vec({16})), "k = 24 is not a multiple of the vector size 16");
+  rejects(k, reduce(1, vec({16, 16}), vec({16})), "operand 0 (16x16 VRF) is not in memory");
+  rejects(k, reduce(1, ts({16, 16}, Level::GL, Layout::col_major()), vec({16})),
+          "the rows of operand 0 (16x16 GL) are not dense runs (col)");
+  rejects(k, reduce(2, ts({2, 8, 16}), ts({2, 8}, Level::VRF, Layout::col_major(), 16)),
+          "operand 1 (2x8 VRF) is not row-major");
+  rejects(k, reduce(1, ts({16, 16}), vec({16})), "has no vector registers", scalar_target());
 }
 
 TEST_CASE("direct_conv: conv[acc] with a one-element RF output, image and filters anywhere but VRF", "[kernel]") {

@@ -121,7 +121,7 @@ TEST_CASE("move_to (7): register panels when rows end in a partial register", "[
   applied(to(2, Level::VRF, panels, 16), matmul({4, 4}, {4, 20}));
   applied(to(1, Level::VRF, panels, 16), matmul({4, 4}, {4, 20}));
   CHECK_THAT(reason(to(1, Level::VRF, Layout::blocked(0, 16), 16), reducesum({4, 20}, 0, true)),
-             Contains("move_to (10): vec_sum_rows reads whole registers, not register panels"));
+             Contains("move_to (10): vec_sum_rows and vec_sum_runs write whole registers, not register panels"));
   CHECK_THAT(reason(to(2, Level::VRF, Layout::blocked(2, 16), 16), conv({4, 4}, {1, 1, 20})),
              Contains("move_to (10): a conv's output registers are whole, not register panels"));
 }
@@ -156,9 +156,10 @@ TEST_CASE("move_to (10): a vector kernel serves the operand in VRF", "[sched][mo
   applied(to(1, Level::VRF, {}, 16), rows);
   CHECK_THAT(reason(to(0, Level::VRF, {}, 16), rows),
              Contains("move_to (10): vector kernels read a reduction's input from memory"));
-  const Spec run = reducesum({16, 16}, 1, true);
-  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), run),
-             Contains("move_to (10): a reduction over the innermost axis sums lanes into one element"));
+  // Over the innermost axis: rows in whole registers of their sums (vec_sum_runs), else one element each.
+  applied(to(1, Level::VRF, {}, 16), reducesum({16, 16}, 1, true));
+  CHECK_THAT(reason(to(1, Level::VRF, {}, 16), reducesum({12, 16}, 1, true)),
+             Contains("move_to (7): 12 does not split into whole registers of 16 elements"));
   applied(to(1, Level::VRF, {}, 16), matmul({1, 4, 4}, {1, 4, 16}));  // a batch of 1
   CHECK_THAT(reason(to(1, Level::VRF, {}, 16), matmul({2, 4, 4}, {2, 4, 16})),
              Contains("move_to (10): vector kernels take rank-2 matmuls or a batch of 1, not 2x4x4"));
