@@ -21,7 +21,7 @@
 //   1. tile_out over the product of the output dimensions' grids (E included, the whole output excluded; the
 //      small threes in every dimension but the innermost),
 //      dimension 0 outermost, sizes increasing; each tile serial, then parallel unless serial_only or the Spec
-//      has under 4 MFLOP of work (a thread team costs more than it saves there). A Conv's batch and rows take
+//      has under 0.5 MFLOP of work (a thread team costs more than it saves there). A Conv's batch and rows take
 //      only 1 and their extent: a conv reaches the matmul kernels one output row at a time (to_matmul's M is a
 //      run along the row), rows tiles between 1 and the whole share no registers, and sliding windows across
 //      rows are slide's; this keeps the conv search from multiplying every row tile by every column tile;
@@ -72,8 +72,10 @@
 
 namespace kriek {
 
-/// Parallel loops only for Specs of at least this much work: a thread team costs thousands of cycles to start.
-inline constexpr double kParallelMinFlops = 1 << 22;
+/// Parallel loops only for Specs of at least this much work (0.5 MFLOP, matmul 64^3): a thread team costs thousands
+/// of cycles to start (the cost model's parallel_launch), so below it a parallel loop never pays; from it up the
+/// DP weighs the launch against the split work (matmul 64^3 on 2 threads 1.34x, 82x99x63 1.48x its serial pick).
+inline constexpr double kParallelMinFlops = 1 << 19;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;
