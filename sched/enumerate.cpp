@@ -171,14 +171,14 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
     const std::uint32_t width = target.vector_elements(t.dtype);
     const bool is_output = i + 1 == spec.operands.size();
     // Caches take an operand in its own layout (an alias); inputs may also be packed row-major or with the
-    // innermost dimension blocked by the vector width. Outputs are not packed.
+    // innermost dimension blocked into panels of one cache line (Target::panel_elements). Outputs are not packed.
     std::vector<Layout> layouts{t.layout};
     if (!is_output) {
       // A conv packs its image row-major (to_matmul reads its channels as K) and its filters into panels of
       // output channels (oneDNN's Ohwi8o..64o), nothing else.
       const bool panels = t.rank() >= 2 && width > 1;
       if (!(conv && i == 1 && panels)) layouts.push_back(Layout::row_major());
-      if (panels && !(conv && i == 0)) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), width));
+      if (panels && !(conv && i == 0)) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), target.panel_elements(t.dtype)));
     }
     // Drop layouts that place this shape's elements like an earlier one.
     std::vector<Layout> distinct;

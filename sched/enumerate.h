@@ -32,7 +32,7 @@
 //      slowest first: L2 (only operands larger than half of L1), L1 in the operand's own layout (an alias; not
 //      for a strided operand of more rows than the cache has ways, since with a power-of-two stride, which
 //      the Spec cannot rule out, all its rows fall into the same sets and evict each other: it is packed),
-//      and for inputs also row-major and, for rank >= 2, blocked by the vector width on the innermost
+//      and for inputs also row-major and, for rank >= 2, in panels of one cache line on the innermost
 //      dimension (a layout that places elements like an earlier one is skipped; outputs are never packed);
 //      VRF row-major with the target's vector size, then in register panels (blk<last>:<vector size>) when the
 //      innermost extent is not a multiple of it; RF row-major for single elements. Column-major and other
@@ -47,7 +47,7 @@
 //   - in memory (output at GL, L2 or L1): tile_out, slide, moves and pad_image as above, and to_matmul of 1x1
 //     windows, but no split and no to_accum; the image is packed row-major only (to_matmul reads its channels as
 //     K, a blocked image has no such rows) and the filters into output-channel panels only (blocked by the
-//     vector width: oneDNN's Ohwi8o..16o), output channels that fill whole vectors are tiled in whole vectors
+//     line: oneDNN's Ohwi16o), output channels that fill whole vectors are tiled in whole vectors
 //     (a narrower tile only reaches the scalar direct_conv), and the output moves into a register level only as
 //     one unpadded output row of one image (to_matmul's M) or a single element (direct_conv);
 //     A pointwise conv (1x1 window, unpadded) tiles no output channels, slides nothing and moves only its

@@ -23,6 +23,14 @@ std::uint32_t Target::vector_elements(Dtype d) const {
   return static_cast<std::uint32_t>(vector_bytes / static_cast<std::int32_t>(dtype_bytes(d)));
 }
 
+std::uint32_t Target::panel_elements(Dtype d) const {
+  const std::uint32_t width = vector_elements(d);
+  if (width == 0) return 0;
+  const std::int32_t line = has_level(Level::L1) ? level(Level::L1).line_bytes : 64;
+  const auto per_line = static_cast<std::uint32_t>(line / static_cast<std::int32_t>(dtype_bytes(d)));
+  return per_line > width ? (per_line + width - 1) / width * width : width;
+}
+
 int Target::level_index(Level l) const {
   for (std::size_t i = 0; i < levels.size(); ++i) {
     if (levels[i].level == l) return static_cast<int>(i);

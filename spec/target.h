@@ -59,6 +59,10 @@ struct Target {
   const LevelInfo& level(Level l) const;
   /// Elements of `d` per vector register; 0 for scalar targets.
   std::uint32_t vector_elements(Dtype d) const;
+  /// Elements of `d` per row of a packed panel (the blocked layout the search packs inputs into): whole vectors
+  /// filling at least one L1 line, so a register tile's row of the panel is one line (16 f32 with AVX2 and
+  /// AVX-512); 0 for scalar targets.
+  std::uint32_t panel_elements(Dtype d) const;
   /// Position of `l` in `levels` (0 = slowest); asserts that the target has it.
   int level_index(Level l) const;
   /// True when `a` is strictly faster (closer to the core) than `b`.

@@ -36,7 +36,7 @@ struct Problem {
   /// names a matmul), kriek_matmul_BxMxK_BxKxN_f32, kriek_conv_NxHxWxC_FHxFWxCxF[_sS][_pP]_f32.
   std::string kriek_symbol() const;
   /// The same problem with B pre-packed: the filters (or the rhs) in kriek's blocked layout on their last
-  /// dimension, kriek_pack_block() columns per panel (oneDNN's Ohwi8o/16o for filters), in the long spec form;
+  /// dimension, kriek_pack_block() columns per panel (oneDNN's Ohwi16o for filters), in the long spec form;
   /// its kernel is kriek_symbol() + "_pk".
   std::string kriek_packed_spec() const;
   std::string kriek_packed_symbol() const { return kriek_symbol() + "_pk"; }

@@ -32,6 +32,10 @@ TEST_CASE("named targets and their levels, slowest first", "[spec][target]") {
   const Target a = named_target("avx512"), b = named_target("avx2"), s = named_target("scalar");
   CHECK(a.vector_elements(Dtype::f32) == 16);
   CHECK(b.vector_elements(Dtype::f32) == 8);
+  // Packed panels are one 64-byte line wide: one vector with AVX-512, two with AVX2, none without vectors.
+  CHECK(a.panel_elements(Dtype::f32) == 16);
+  CHECK(b.panel_elements(Dtype::f32) == 16);
+  CHECK(s.panel_elements(Dtype::f32) == 0);
   CHECK_FALSE(s.has_level(Level::VRF));
   CHECK(a.faster(Level::L1, Level::GL));
   CHECK_FALSE(a.faster(Level::GL, Level::L2));
