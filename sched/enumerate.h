@@ -46,7 +46,7 @@
 // whole-vector channels; its conv stage meets the path below once bufferize cuts it, into VRF when fused):
 //   - in memory (output at GL, L2 or L1): tile_out, slide, moves and pad_image as above, and to_matmul of 1x1
 //     windows, but no split and no to_accum; the image is packed row-major only (to_matmul reads its channels as
-//     K, a blocked image has no such rows) and the filters into output-channel panels only (blocked by the
+//     K, a blocked image has no such rows) and the filters into output-channel panels only (one cache
 //     line: oneDNN's Ohwi16o), output channels that fill whole vectors are tiled in whole vectors
 //     (a narrower tile only reaches the scalar direct_conv), and the output moves into a register level only as
 //     one unpadded output row of one image (to_matmul's M) or a single element (direct_conv);
