@@ -126,6 +126,14 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
         // A matrix-vector product whose K is whole vectors reaches the dot-product kernel (dot_fma).
         const std::int64_t k = 16 * std::uniform_int_distribution<std::int64_t>(1, 2)(rng);
         spec = parse_spec("matmul " + shape_text(Shape{spec.input(0).shape[0], k, 1}) + " f32", target);
+      } else if (kind == 6 && round % 2 == 1) {
+        // Whole vectors along both axes reach the vectorized reductions (vec_sum_rows over the outer axis,
+        // vec_sum_runs over the innermost).
+        std::uniform_int_distribution<std::int64_t> vectors(1, 2);
+        const std::int64_t rows = 16 * vectors(rng), cols = 16 * vectors(rng);
+        spec = parse_spec("reducesum[axis=" + std::to_string(round / 2 % 2) + "] " + shape_text(Shape{rows, cols}) +
+                              " f32",
+                          target);
       }
       const Frontier& f = synth.solve(spec);
       REQUIRE_FALSE(f.empty());

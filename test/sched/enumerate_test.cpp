@@ -86,6 +86,34 @@ TEST_CASE("enumerate: 6x64 register tiles and boundary-leaving sizes are reachab
   CHECK(only<Select>(actions).empty());
 }
 
+TEST_CASE("enumerate: the innermost output dimension in whole vectors, outputs never into L2, batches one at a time",
+          "[sched][enumerate]") {
+  const Target t = avx512();
+  // The innermost dimension: whole vectors (16), 1 or the extent; 63 leaves a partial register only as a whole.
+  for (const TileOut& x : only<TileOut>(enumerate_actions(matmul({64, 64}, {64, 64}), t))) {
+    CHECK((x.tile[1] % 16 == 0 || x.tile[1] == 1));
+  }
+  const auto odd = only<TileOut>(enumerate_actions(matmul({64, 64}, {64, 63}), t));
+  CHECK(std::any_of(odd.begin(), odd.end(), [](const TileOut& x) { return x.tile[1] == 63; }));
+  CHECK(std::any_of(odd.begin(), odd.end(), [](const TileOut& x) { return x.tile[1] == 32; }));
+  for (const TileOut& x : odd) CHECK((x.tile[1] == 1 || x.tile[1] == 32 || x.tile[1] == 63));
+  for (const TileOut& x : only<TileOut>(enumerate_actions(matmul({64, 64}, {64, 6}), t))) {
+    CHECK((x.tile[1] == 1 || x.tile[1] == 6));  // narrower than a vector: 1 or whole
+  }
+  // An output does not move into L2 (an input that L1 cannot half hold does).
+  const auto big = enumerate_actions(matmul({128, 128}, {128, 128}), t);
+  CHECK(contains(big, Action{MoveTo{0, Level::L2, Layout::row_major(), 0}}));
+  for (const MoveTo& m : only<MoveTo>(big)) CHECK_FALSE((m.operand == 2 && m.level == Level::L2));
+  // A batched matmul: one batch element at a time, the rest whole, serial or parallel, nothing else.
+  const auto batched = enumerate_actions(matmul({4, 64, 64}, {4, 64, 64}), t);
+  CHECK(batched == std::vector<Action>{TileOut{{1, 64, 64}, false}, TileOut{{1, 64, 64}, true}});
+  // One batch element is a plain matmul's search.
+  const auto one = enumerate_actions(matmul({1, 64, 64}, {1, 64, 64}), t);
+  CHECK(contains(one, Action{TileOut{{1, 6, 64}, false}}));
+  CHECK(contains(one, Action{MoveTo{1, Level::L1, Layout::blocked(2, 16), 0}}));
+  CHECK_FALSE(only<MoveTo>(one).empty());
+}
+
 TEST_CASE("enumerate: the documented order, deterministic", "[sched][enumerate]") {
   Spec s = conv({8, 8, 2}, {3, 3, 2, 4}, true);
   s.serial_only = true;
