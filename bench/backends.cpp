@@ -34,6 +34,7 @@
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
 #include "codegen/compile.h"
+#include "spec/error.h"
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
 #include "codegen/measure.h"
@@ -108,7 +109,7 @@ struct Ratios {
   }
 };
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   std::string suites = "matmul,elementwise,reductions,conv,batched", specs, table_path;
   int rounds = 5;
   std::size_t latency_kernels = 40;
@@ -211,4 +212,13 @@ int main(int argc, char** argv) {
   std::cout << "load at the end " << uptime() << "\n";
   std::filesystem::remove_all(dir);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const kriek::UserError& e) {  // a bad flag value, a path that is no table: one line, status 1
+    std::cerr << "bench_backends: error: " << e.what() << "\n";
+    return 1;
+  }
 }

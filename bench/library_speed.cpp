@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "codegen/compile.h"
+#include "spec/error.h"
 #include "codegen/measure.h"
 #include "spec/target.h"
 #include "spec/text.h"
@@ -81,7 +82,7 @@ double kriek_run_gflops(const Kernel& k, const std::string& table) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << "usage: bench_library_speed DIR [--rounds N]\n";
     return 1;
@@ -137,4 +138,13 @@ int main(int argc, char** argv) {
               std::exp(log_sum / static_cast<double>(kernels.size())), lowest, kernels.size(), rounds);
   std::cout << "load at the end " << load_average() << "\n";
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const kriek::UserError& e) {  // a bad flag value, a path that is no table: one line, status 1
+    std::cerr << "bench_library_speed: error: " << e.what() << "\n";
+    return 1;
+  }
 }
