@@ -56,6 +56,31 @@ enum class KernelKind : std::uint8_t {
   vec_sum_runs,
 };
 
+/// True for kernels that work in vector registers (the vector kernels, and dot_fma and vec_sum_run, which
+/// accumulate in them); false for the scalar ones and direct_conv.
+constexpr bool uses_vector_registers(KernelKind k) {
+  switch (k) {
+    case KernelKind::scalar_mult_add:
+    case KernelKind::scalar_copy:
+    case KernelKind::scalar_zero:
+    case KernelKind::scalar_unary:
+    case KernelKind::scalar_binary:
+    case KernelKind::scalar_reduce_add:
+    case KernelKind::direct_conv: return false;
+    case KernelKind::vec_load:
+    case KernelKind::vec_store:
+    case KernelKind::vec_zero:
+    case KernelKind::vec_unary:
+    case KernelKind::vec_binary:
+    case KernelKind::bcast_fma:
+    case KernelKind::dot_fma:
+    case KernelKind::vec_sum_run:
+    case KernelKind::vec_sum_rows:
+    case KernelKind::vec_sum_runs: return true;
+  }
+  return true;
+}
+
 /// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma" (empty for a byte that is
 /// no KernelKind).
 constexpr std::string_view kernel_name(KernelKind k) {
