@@ -7,6 +7,7 @@
 
 #include "impl/tiling.h"
 #include "spec/overloaded.h"
+#include "spec/reasons.h"
 
 namespace kriek {
 namespace {
@@ -15,6 +16,7 @@ using Why = std::optional<std::string>;
 
 template <class... Args>
 Why fail(const Args&... args) {
+  if (reasons_quiet()) return std::string();
   std::ostringstream out;
   (out << ... << args);
   return out.str();
@@ -22,11 +24,16 @@ Why fail(const Args&... args) {
 
 bool is_memory(Level l) { return l == Level::GL || l == Level::L2 || l == Level::L1; }
 
-/// The name of operand i in reasons: "operand 1 (16x1 L1)".
-std::string name(const Spec& s, std::size_t i) {
-  return "operand " + std::to_string(i) + " (" + shape_text(s.operands[i].shape) + " " +
-         std::string(level_name(s.operands[i].level)) + ")";
-}
+/// The name of operand i in reasons: "operand 1 (16x1 L1)", spelled out only when a reason is written.
+struct OperandName {
+  const Spec& s;
+  std::size_t i;
+  friend std::ostream& operator<<(std::ostream& out, const OperandName& n) {
+    return out << "operand " << n.i << " (" << shape_text(n.s.operands[n.i].shape) << " "
+               << level_name(n.s.operands[n.i].level) << ")";
+  }
+};
+OperandName name(const Spec& s, std::size_t i) { return OperandName{s, i}; }
 
 Why all_f32(const Spec& s) {
   for (std::size_t i = 0; i < s.operands.size(); ++i) {
@@ -362,6 +369,7 @@ std::vector<std::int64_t> partial_register_stores(std::int64_t lanes, bool opmas
 }
 
 std::vector<KernelKind> kernels_for(const Spec& spec, const Target& target) {
+  const QuietReasons quiet;  // only which kernels apply, not why the others do not
   std::vector<KernelKind> out;
   for (KernelKind k : kAllKernels) {
     if (!kernel_illegal(k, spec, target)) out.push_back(k);

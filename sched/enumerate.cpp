@@ -15,6 +15,7 @@
 #include "sched/to_accum.h"
 #include "sched/to_matmul.h"
 #include "spec/conv_geometry.h"
+#include "spec/reasons.h"
 
 namespace kriek {
 namespace {
@@ -266,6 +267,7 @@ std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent, bool
 }
 
 std::vector<Action> enumerate_actions(const Spec& spec, const Target& target) {
+  const QuietReasons quiet;  // only which actions apply
   std::vector<Action> out;
   const ConvPath cp = conv_path(spec);
   tile_outs(spec, cp, target, out);

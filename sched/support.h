@@ -8,6 +8,7 @@
 #include <string>
 
 #include "impl/tiling.h"
+#include "spec/reasons.h"
 #include "sched/action.h"
 
 namespace kriek::sched_detail {
@@ -15,6 +16,7 @@ namespace kriek::sched_detail {
 /// "tile_out (2): <the concatenated arguments>".
 template <class... Args>
 NotApplicable not_applicable(const char* op, int precondition, const Args&... args) {
+  if (reasons_quiet()) return NotApplicable{};
   std::ostringstream out;
   out << op << " (" << precondition << "): ";
   (out << ... << args);

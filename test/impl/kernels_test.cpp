@@ -4,6 +4,7 @@
 
 #include "builders.h"
 #include "impl/kernel.h"
+#include "spec/reasons.h"
 
 using namespace kriek;
 using namespace kriek::test;
@@ -70,6 +71,20 @@ TEST_CASE("scalar_mult_add: matmul[acc] 1x1x1, output in RF, no VRF", "[kernel]"
   TensorSpec half = ts({1, 1});
   half.dtype = Dtype::f16;
   rejects(k, matmul(half, ts({1, 1}), rf(), true), "operand 0 (1x1 GL) is f16, not f32");
+}
+
+TEST_CASE("quiet reasons: a rule fails alike with no reason spelled out, and only while asked", "[kernel]") {
+  const Spec bad = matmul(ts({1, 2}), ts({2, 1}), rf(), true);
+  const Spec good = matmul(ts({1, 1}), ts({1, 1}, Level::L1), rf(), true);
+  {
+    const QuietReasons quiet;
+    const auto why = kernel_illegal(KernelKind::scalar_mult_add, bad, avx512());
+    REQUIRE(why.has_value());
+    CHECK(why->empty());
+    CHECK_FALSE(kernel_illegal(KernelKind::scalar_mult_add, good, avx512()).has_value());
+    CHECK(kernels_for(good, avx512()) == std::vector<KernelKind>{KernelKind::scalar_mult_add});
+  }
+  CHECK(kernel_illegal(KernelKind::scalar_mult_add, bad, avx512()) == "operand 0 (1x2 GL) has 2 elements, not 1");
 }
 
 TEST_CASE("scalar_copy: one element, source or destination RF, neither VRF", "[kernel]") {
