@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -54,6 +56,34 @@ CSource peak_probe(const Target& target) {
   return CSource{c.str(), "kriek_peak_probe", 0, false, {}};
 }
 
+/// Copies of operands in buffers aligned the way a tensor library aligns them: each starts on a cache line, at
+/// its own offset within a page (1,088 bytes apart), so that neither line splits nor 4K aliasing between the
+/// operands depends on where malloc put them (its heap blocks are 16-byte aligned: a zmm access may split a line).
+class AlignedOperands {
+ public:
+  explicit AlignedOperands(const Operands& ops) {
+    for (std::size_t i = 0; i < ops.buffers.size(); ++i) {
+      const std::size_t offset = i * 1088 % kPage;
+      const std::size_t bytes = ops.buffers[i].size() * sizeof(float);
+      void* block = std::aligned_alloc(kPage, (offset + bytes + kPage - 1) / kPage * kPage + kPage);
+      KRIEK_ASSERT(block != nullptr, "no memory for an operand of ", bytes, " bytes");
+      blocks_.emplace_back(block);
+      float* at = reinterpret_cast<float*>(static_cast<char*>(block) + offset);
+      std::copy(ops.buffers[i].begin(), ops.buffers[i].end(), at);
+      pointers_.push_back(at);
+    }
+  }
+  const std::vector<float*>& pointers() const { return pointers_; }
+
+ private:
+  static constexpr std::size_t kPage = 4096;
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::vector<std::unique_ptr<void, Free>> blocks_;
+  std::vector<float*> pointers_;
+};
+
 }  // namespace
 
 Verification verify(const LoadedKernel& kernel, const Spec& spec, std::uint64_t seed) {
@@ -61,8 +91,8 @@ Verification verify(const LoadedKernel& kernel, const Spec& spec, std::uint64_t 
 }
 
 Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_seconds) {
-  Operands ops = random_operands(spec, 1);
-  std::vector<float*> p = ops.pointers();
+  const AlignedOperands ops(random_operands(spec, 1));
+  const std::vector<float*>& p = ops.pointers();
   auto start = Clock::now();
   kernel.call(p);  // warm-up: page faults, the workspace, the OpenMP team
   start = Clock::now();
