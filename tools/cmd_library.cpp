@@ -1,7 +1,7 @@
 // `kriek library LIST -o DIR`: a kernel library from a list of Specs (see tools/library.h); `--shard I/N`
 // synthesizes only every N-th Spec starting at I into the DP table, for batch systems that run independent jobs
-// whose tables `kriek table merge` combines before the final build; under `mpirun -n N` the ranks do the same
-// and rank 0 merges and builds.
+// whose tables `kriek table merge` combines before the final build; under `mpirun -n N` the ranks share one
+// table, each Spec's search reading what the others saved, and rank 0 builds.
 #include <cctype>
 #include <iomanip>
 #include <iostream>
@@ -47,27 +47,37 @@ void synthesize_all(const std::vector<LibraryEntry>& entries, const Args& args) 
   }
 }
 
-/// Under mpirun: every rank synthesizes the Specs it takes from a shared counter into a table of its own (its own
-/// process, so its own TBB arena), rank 0 merges them into the library's table; returns the Args rank 0 builds with (every Spec then cached),
+struct RankedTable {
+  Args args;                        ///< the Args rank 0 builds with: `--table` the shared table
+  std::filesystem::path temporary;  ///< with --no-table, the directory of the shared table, removed after the build
+};
+
+/// Under mpirun: every rank synthesizes the Specs it takes from a shared counter (its own process, so its own TBB
+/// arena) into the library's table itself: writers never wait for each other (each save is a segment of its own),
+/// and each Spec's search opens the table afresh, so it reads what the other ranks saved before it started
+/// (a table per rank, merged at the end, solved the subproblems the Specs share once per rank). Returns what rank 0 builds with (every Spec then cached),
 /// or nullopt on the other ranks.
-std::optional<Args> synthesize_over_ranks(MpiSession& mpi, const std::vector<LibraryEntry>& entries,
-                                          const Args& args, const Target& target) {
+std::optional<RankedTable> synthesize_over_ranks(MpiSession& mpi, const std::vector<LibraryEntry>& entries,
+                                                 const Args& args, const Target& target) {
   namespace fs = std::filesystem;
-  const fs::path dir = mpi.broadcast(mpi.rank() == 0 ? codegen::make_temp_dir().string() : "");
-  std::string merged;
-  if (const auto* t = args.get("--table")) merged = *t;
-  else if (args.has("--no-table")) merged = (dir / "merged.table").string();
-  else merged = default_table_path(target).string();
-  const fs::path mine = dir / ("rank" + std::to_string(mpi.rank()) + ".table");
+  RankedTable out;
+  std::string shared;
+  if (const auto* t = args.get("--table")) {
+    shared = *t;
+  } else if (args.has("--no-table")) {
+    out.temporary = mpi.broadcast(mpi.rank() == 0 ? codegen::make_temp_dir().string() : "");
+    shared = (out.temporary / "shared.table").string();
+  } else {
+    shared = default_table_path(target).string();
+  }
+  out.args = with_table(args, shared);
   bool ok = true;
   // Ranks take the next Spec as they finish one (search times differ by orders of magnitude between Specs, so
   // fixed shards leave ranks idle).
   mpi.start_counter();
   try {
-    if (fs::exists(merged)) fs::copy(merged, mine, fs::copy_options::recursive);  // start from what it knows
-    const Args mine_args = with_table(args, mine.string());
     for (std::size_t i = mpi.next_index(); i < entries.size(); i = mpi.next_index()) {
-      synthesize_all({entries[i]}, mine_args);
+      synthesize_all({entries[i]}, out.args);
     }
   } catch (const UserError& e) {
     std::cerr << "kriek: error: rank " << mpi.rank() << ": " << e.what() << "\n";
@@ -75,17 +85,14 @@ std::optional<Args> synthesize_over_ranks(MpiSession& mpi, const std::vector<Lib
   }
   mpi.stop_counter();
   if (!mpi.barrier(ok)) {
-    if (mpi.rank() == 0) user_error("a rank failed to synthesize its share (see its message above)");
-    return std::nullopt;
+    if (mpi.rank() != 0) return std::nullopt;
+    std::error_code ec;
+    if (!out.temporary.empty()) fs::remove_all(out.temporary, ec);
+    user_error("a rank failed to synthesize its share (see its message above)");
   }
   if (mpi.rank() != 0) return std::nullopt;
-  std::vector<fs::path> tables;
-  for (int r = 0; r < mpi.size(); ++r) tables.push_back(dir / ("rank" + std::to_string(r) + ".table"));
-  merge_tables(tables, merged);
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-  std::cerr << "kriek: merged the tables of " << mpi.size() << " ranks into " << merged << "\n";
-  return with_table(args, merged);
+  std::cerr << "kriek: " << mpi.size() << " ranks synthesized into " << shared << "\n";
+  return out;
 }
 
 }  // namespace
@@ -130,12 +137,18 @@ int run_library(const std::vector<std::string>& raw) {
 
   MpiSession mpi;
   Args build_args = args;
+  std::filesystem::path temporary;
   if (mpi.size() > 1) {
-    auto merged = synthesize_over_ranks(mpi, entries, args, target);
-    if (!merged) return 0;
-    build_args = *merged;
+    auto ranked = synthesize_over_ranks(mpi, entries, args, target);
+    if (!ranked) return 0;
+    build_args = ranked->args;
+    temporary = ranked->temporary;
   }
   const LibraryReport report = build_library(entries, build_args, options);
+  if (!temporary.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(temporary, ec);
+  }
   for (const auto& [e, why] : report.failed) {
     std::cerr << "kriek: skipped " << list_file << ":" << e.line << " (" << e.symbol << "): " << why << "\n";
   }
