@@ -19,6 +19,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -41,6 +42,11 @@ void initialize_llvm() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
+    // Code generation without loop strength reduction: the emitter gives each loop's addresses a pointer of
+    // their own (llvm_emitter.cpp, induction_address), which LSR would fold back into the loop counter as an
+    // index register, and Intel cores split an FMA with an indexed memory operand into two uops.
+    const char* args[] = {"kriek", "-disable-lsr"};
+    llvm::cl::ParseCommandLineOptions(2, args, "", &llvm::nulls());
   });
 }
 
