@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Synthesizes and emits a kriek kernel for each benchmark problem (plain or batched matmul, conv) and compiles them
-# into one shared library, the form the benchmarks race (bench/peers, --kriek-lib). Each problem gets SYMBOL
+# Synthesizes a kriek kernel for each benchmark problem (plain or batched matmul, conv) and builds them with
+# `kriek library` (LLVM by default, as for users) into one shared library, the form the benchmarks race
+# (bench/peers, --kriek-lib). Each problem gets SYMBOL
 # (parallel loops allowed, OpenMP) and SYMBOL_t1 (a serial Spec, for one thread), and the same pair for B
 # pre-packed (SYMBOL_pk, SYMBOL_pk_t1: filters or rhs in kriek's output-column panels); the peer driver says what
 # kriek calls each problem (`--list-kriek`: Problem::kriek_symbol, kriek_packed_symbol and their specs), so the
@@ -11,19 +12,21 @@
 # table (a second run only compiles); --cold gives each problem a fresh table, so the times are cold searches (the
 # packed kernel's search shares its problem's table: it finds the plain search's Specs there).
 # Usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]
+#                                 [--backend llvm|c]
 #   PROBLEMS: the driver's comma-separated list (bench/peers/problem.h), e.g. 64,4x64x64x64,1x56x56x64:3x3x64:p1
 # Exits 0 when it wrote OUT.so, 4 when no problem got a kernel (OUT.so removed), 2 on bad usage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-  echo "usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]" >&2
+  echo "usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold] [--backend llvm|c]" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
 problems=$1 out=$2; shift 2
-search_csv="" limit_s=300 mem_gib=4 cold=0
+search_csv="" limit_s=300 mem_gib=4 cold=0 backend=llvm
 while [ $# -gt 0 ]; do
   case $1 in
+    --backend) backend=${2:?}; shift ;;
     --search-csv) search_csv=${2:?}; shift ;;
     --timeout) limit_s=${2:?}; shift ;;
     --mem-gib) mem_gib=${2:?}; shift ;;
@@ -40,8 +43,8 @@ trap 'rm -rf "$src"' EXIT
 header=problem,symbol,spec,status,search_s,peak_rss_mib,specs_solved,time_limit_s,mem_limit_gib,table,note
 [ -z "$search_csv" ] || [ -s "$search_csv" ] || echo "$header" >"$search_csv"
 
-# search LABEL SYMBOL SPEC TABLE_ARGS...: `kriek synth` under the limits, then `kriek emit` from the table it
-# saved. Appends one CSV row; returns 0 when SYMBOL.c was written.
+# search LABEL SYMBOL SPEC TABLE_ARGS...: `kriek synth` under the limits into the table; on success the kernel
+# joins the library's list. Appends one CSV row; returns 0 on success.
 search() {
   local label=$1 sym=$2 spec=$3; shift 3
   local log=$src/$sym.log times=$src/$sym.time status note="" rc=0
@@ -52,8 +55,9 @@ search() {
   read -r secs rss_kib < <(grep -E '^[0-9.]+ [0-9]+$' "$times" | tail -1 || echo "0 0")
   solved=$(sed -n 's/^search: \([0-9]*\) specs solved.*/\1/p' "$log")
   if [ $rc = 0 ]; then
-    "$kriek" emit "$spec" --name "$sym" -o "$src/$sym.c" "$@" </dev/null >>"$log" 2>&1 && status=ok ||
-      { status=failed; note="emit: $(grep -m1 'kriek: error' "$log" || echo "exit $?")"; }
+    status=ok
+    echo "$sym = $spec" >>"$src/kernels.list"
+    [ $# = 0 ] || echo "$2" >>"$src/tables"
   elif grep -q '^kriek: error' "$log"; then
     status=unsupported note=$(grep -m1 '^kriek: error' "$log")
   elif [ $rc = 124 ]; then
@@ -74,14 +78,20 @@ while IFS=$'\t' read -r sym spec label; do
   search "$label" "$sym" "$spec" "${table[@]}" && search "$label" "${sym}_t1" "$spec serial" "${table[@]}" || true
 done < <("$root/build-peers/peer_naive" --list-kriek --sizes "$problems")
 
-shopt -s nullglob
-sources=("$src"/*.c)
-if ((${#sources[@]} == 0)); then
+if [ ! -s "$src/kernels.list" ]; then
   rm -f "$out"
   echo "kriek-library: no problem got a kernel; no library written" >&2
   exit 4
 fi
-# The ISA flags are the ones kriek compiles its own kernels with (`kriek target` prints them).
-read -ra isa_flags <<<"$("$kriek" target | sed -n 's/^C flags //p')"
-"${CC:-cc}" -std=c11 -O3 "${isa_flags[@]}" -fopenmp -fPIC -shared -Wall -Wextra -o "$out" "${sources[@]}"
-echo "kriek-library: $out (${#sources[@]} kernels)" >&2
+# One library of every kernel searched, built by `kriek library` with the backend users get by default (LLVM;
+# `--backend c` compiles kriek's C with $CC instead), from the tables the searches saved (merged when cold).
+table=()
+if [ -s "$src/tables" ]; then
+  mapfile -t tables < <(sort -u "$src/tables")
+  "$kriek" table merge "${tables[@]}" -o "$src/merged.table" >/dev/null
+  table=(--table "$src/merged.table")
+fi
+"$kriek" library "$src/kernels.list" -o "$src/lib" --name kriek_bench --backend "$backend" "${table[@]}" \
+  </dev/null >"$src/library.log" 2>&1 || { cat "$src/library.log" >&2; exit 1; }
+cp "$src/lib/lib/libkriek_bench.so" "$out"
+echo "kriek-library: $out ($(grep -c . "$src/kernels.list") kernels, $backend backend)" >&2
