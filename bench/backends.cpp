@@ -31,10 +31,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/guarded_main.h"
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
 #include "codegen/compile.h"
-#include "spec/error.h"
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
 #include "codegen/measure.h"
@@ -214,11 +214,4 @@ int run(int argc, char** argv) {
   return 0;
 }
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const kriek::UserError& e) {  // a bad flag value, a path that is no table: one line, status 1
-    std::cerr << "bench_backends: error: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return bench::guarded_main("bench_backends", [&] { return run(argc, argv); }); }

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "bench/guarded_main.h"
 #include "codegen/compile.h"
-#include "spec/error.h"
 #include "codegen/measure.h"
 #include "spec/target.h"
 #include "spec/text.h"
@@ -140,11 +140,4 @@ int run(int argc, char** argv) {
   return 0;
 }
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const kriek::UserError& e) {  // a bad flag value, a path that is no table: one line, status 1
-    std::cerr << "bench_library_speed: error: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return bench::guarded_main("bench_library_speed", [&] { return run(argc, argv); }); }
