@@ -33,18 +33,13 @@ MemoryUse class_floor(const MemoryUse& peak) {
 
 void CandidateFloor::add(Cost cost, const MemoryUse& peak) {
   const std::uint64_t key = peak.coarse_key();
-  // The points are sorted by cost: only those up to `cost` can dominate the new one, only those from it on can be
-  // dominated by it.
-  const auto after = std::upper_bound(points_.begin(), points_.end(), cost, [](Cost c, const Point& p) { return c < p.cost; });
-  for (auto it = points_.begin(); it != after; ++it) {
-    if (coarse_at_most(it->key, key)) return;
+  for (const Point& p : points_) {  // by cost: only the cheaper ones can dominate the new point
+    if (p.cost > cost) break;
+    if (coarse_at_most(p.key, key)) return;
   }
-  const auto from = std::lower_bound(points_.begin(), after, cost, [](const Point& p, Cost c) { return p.cost < c; });
-  const auto kept = std::remove_if(from, points_.end(), [&](const Point& p) { return coarse_at_most(key, p.key); });
-  points_.erase(kept, points_.end());
-  // After the points of equal cost (insertion order among equals, as before).
-  points_.insert(std::upper_bound(points_.begin(), points_.end(), cost, [](Cost c, const Point& p) { return c < p.cost; }),
-                 Point{cost, key});
+  std::erase_if(points_, [&](const Point& p) { return cost <= p.cost && coarse_at_most(key, p.key); });
+  const auto at = std::upper_bound(points_.begin(), points_.end(), cost, [](Cost c, const Point& p) { return c < p.cost; });
+  points_.insert(at, Point{cost, key});
 }
 
 bool CandidateFloor::beats(const ActionBound& b) const {
