@@ -293,26 +293,22 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   llvm::Value* induction_address(const std::string& base, const Affine& a) {
     if (open_.empty()) return nullptr;
     Loop& l = open_.back();
-    if (!bound_before_innermost(base)) return nullptr;
-    llvm::Value* base_pointer = lookup(base);
-    std::int64_t step = 0;
+    const auto& terms = a.terms();
+    const auto moving = std::find_if(terms.begin(), terms.end(), [&](const auto& t) { return t.first == l.name; });
+    if (moving == terms.end() || !bound_before_innermost(base)) return nullptr;
+    const std::int64_t step = moving->second;
     Affine rest(0);
-    std::string key = base + "|";
-    for (const auto& [name, k] : a.terms()) {
-      if (name == l.name) {
-        step = k;
-        continue;
-      }
+    std::string key = base + "|" + std::to_string(step) + "|";
+    for (const auto& [name, k] : terms) {
+      if (name == l.name) continue;
       if (!bound_before_innermost(name)) return nullptr;
       rest = rest + Affine::variable(name) * k;
       key += name + "*" + std::to_string(k) + ";";
     }
-    if (step == 0) return nullptr;
-    key += "|" + std::to_string(step);
     auto it = l.pointers.find(key);
     if (it == l.pointers.end()) {
       llvm::IRBuilder<> pre(l.preheader->getTerminator());
-      llvm::Value* first = pre.CreateInBoundsGEP(pre.getFloatTy(), base_pointer, {value(pre, rest)});
+      llvm::Value* first = pre.CreateInBoundsGEP(pre.getFloatTy(), lookup(base), {value(pre, rest)});
       llvm::IRBuilder<> head(l.header, l.header->begin());
       llvm::PHINode* phi = head.CreatePHI(head.getPtrTy(), 2, base + ".p");
       phi->addIncoming(first, l.preheader);

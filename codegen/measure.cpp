@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <memory>
@@ -65,7 +65,7 @@ class AlignedOperands {
     for (std::size_t i = 0; i < ops.buffers.size(); ++i) {
       const std::size_t offset = i * 1088 % kPage;
       const std::size_t bytes = ops.buffers[i].size() * sizeof(float);
-      void* block = std::aligned_alloc(kPage, (offset + bytes + kPage - 1) / kPage * kPage + kPage);
+      void* block = std::aligned_alloc(kPage, (offset + bytes + kPage - 1) / kPage * kPage);
       KRIEK_ASSERT(block != nullptr, "no memory for an operand of ", bytes, " bytes");
       blocks_.emplace_back(block);
       float* at = reinterpret_cast<float*>(static_cast<char*>(block) + offset);
