@@ -57,7 +57,6 @@ search() {
   if [ $rc = 0 ]; then
     status=ok
     echo "$sym = $spec" >>"$src/kernels.list"
-    [ $# = 0 ] || echo "$2" >>"$src/tables"
   elif grep -q '^kriek: error' "$log"; then
     status=unsupported note=$(grep -m1 '^kriek: error' "$log")
   elif [ $rc = 124 ]; then
@@ -86,8 +85,9 @@ fi
 # One library of every kernel searched, built by `kriek library` with the backend users get by default (LLVM;
 # `--backend c` compiles kriek's C with $CC instead), from the tables the searches saved (merged when cold).
 table=()
-if [ -s "$src/tables" ]; then
-  mapfile -t tables < <(sort -u "$src/tables")
+shopt -s nullglob
+tables=("$src"/*.table)  # the cold searches' tables (none: the per-user table holds them)
+if ((${#tables[@]} > 0)); then
   "$kriek" table merge "${tables[@]}" -o "$src/merged.table" >/dev/null
   table=(--table "$src/merged.table")
 fi
