@@ -54,9 +54,8 @@ struct RankedTable {
 
 /// Under mpirun: every rank synthesizes the Specs it takes from a shared counter (its own process, so its own TBB
 /// arena) into the library's table itself: writers never wait for each other (each save is a segment of its own),
-/// and each Spec's search opens the table afresh, so it reads what the other ranks saved before it started
-/// (a table per rank, merged at the end, solved the subproblems the Specs share once per rank). Returns what rank 0 builds with (every Spec then cached),
-/// or nullopt on the other ranks.
+/// and each Spec's search opens the table afresh, so it reads what the other ranks saved before it started.
+/// Returns what rank 0 builds with (every Spec then cached), or nullopt on the other ranks.
 std::optional<RankedTable> synthesize_over_ranks(MpiSession& mpi, const std::vector<LibraryEntry>& entries,
                                                  const Args& args, const Target& target) {
   namespace fs = std::filesystem;
