@@ -161,7 +161,7 @@ int run(int argc, char** argv) {
       const Spec spec = parse_spec(text, target);
       const Frontier& f = synth.solve(spec);
       frontier_sizes.emplace_back(spec, f.entries.size());
-      const ImplPtr impl = *synth.best(spec, capacities(target));
+      const ImplPtr impl = *synth.best(spec, default_limits(target));
       auto start = Clock::now();
       const CSource c = emit_c(impl, target, "c" + std::to_string(frontier_sizes.size()));
       const LoadedKernel ck = compile_and_load(c, target, dir);

@@ -116,7 +116,7 @@ Row measure_spec(const std::string& text, const Target& target, const std::strin
   std::vector<double> predicted, measured;
   std::vector<ImplPtr> impls;
   std::set<std::string> shapes;
-  for (const FrontierEntry& c : cheapest_alternatives(synth, spec, capacities(target), 4 * k)) {
+  for (const FrontierEntry& c : cheapest_alternatives(synth, spec, default_limits(target), 4 * k)) {
     ImplPtr impl = reconstruct_decision(spec, c, target, lookup);
     if (impls.size() == k || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
     predicted.push_back(static_cast<double>(c.cost));

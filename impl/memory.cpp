@@ -27,6 +27,12 @@ MemoryUse capacities(const Target& target) {
   return m;
 }
 
+MemoryUse default_limits(const Target& target) {
+  MemoryUse m = capacities(target);
+  m[Level::L2] = m[Level::L2] * kDefaultL2Percent / 100;
+  return m;
+}
+
 MemoryUse parse_memory_limits(const std::string& text, MemoryUse base) {
   std::stringstream in(text);
   std::string item;

@@ -59,11 +59,11 @@ int interactive(const Target& target, const MemoryUse& limits, codegen::Backend 
   return 0;
 }
 
-/// The memory limits of --memory on top of the target's capacities.
+/// The memory limits of --memory on top of the default ones.
 MemoryUse session_limits(const Args& args, const Target& target) {
-  const MemoryUse capacity = capacities(target);
+  const MemoryUse limits = default_limits(target);
   const auto* m = args.get("--memory");
-  return m ? parse_memory_limits(*m, capacity) : capacity;
+  return m ? parse_memory_limits(*m, limits) : limits;
 }
 
 /// The backend `run` compiles with (--backend).

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "impl/memory.h"
+#include "spec/target.h"
 
 using namespace kriek;
 
@@ -39,4 +40,14 @@ TEST_CASE("coarse_key orders memory exactly like coarse()", "[impl][memory]") {
   CHECK(coarse_at_most(one.coarse_key(), two.coarse_key()));
   CHECK_FALSE(coarse_at_most(three.coarse_key(), two.coarse_key()));
   CHECK(coarse_at_most(MemoryUse{}.coarse_key(), one.coarse_key()));
+}
+
+TEST_CASE("default limits keep half of L2 for streams; --memory overrides them level by level", "[impl][memory]") {
+  const Target t = named_target("avx512");
+  const MemoryUse cap = capacities(t), def = default_limits(t);
+  CHECK(def[Level::L2] == cap[Level::L2] * kDefaultL2Percent / 100);
+  for (Level l : {Level::GL, Level::L1, Level::VRF, Level::RF}) CHECK(def[l] == cap[l]);
+  const MemoryUse user = parse_memory_limits("L2=2M", def);
+  CHECK(user[Level::L2] == 2 * 1024 * 1024);
+  CHECK(user[Level::L1] == cap[Level::L1]);
 }

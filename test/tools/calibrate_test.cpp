@@ -171,7 +171,7 @@ TEST_CASE("a tuned choice that no longer rebuilds falls back to the cheapest pre
   kriek::FrontierEntry broken = f->entries.front();
   REQUIRE_FALSE(broken.children.empty());
   broken.children.front() = 999;
-  kriek::record_tuned(table, target, model, spec, kriek::capacities(target), kriek::TunedRecord{broken, 1e-6, 2e-6});
+  kriek::record_tuned(table, target, model, spec, kriek::default_limits(target), kriek::TunedRecord{broken, 1e-6, 2e-6});
   const Result r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("kriek: note: the tuned choice no longer rebuilds") && Contains("verified") &&
