@@ -42,7 +42,7 @@ TEST_CASE("coarse_key orders memory exactly like coarse()", "[impl][memory]") {
   CHECK(coarse_at_most(MemoryUse{}.coarse_key(), one.coarse_key()));
 }
 
-TEST_CASE("default limits keep half of L2 for streams; --memory overrides them level by level", "[impl][memory]") {
+TEST_CASE("default limits keep half of L2 for streams, --memory overrides them level by level", "[impl][memory]") {
   const Target t = named_target("avx512");
   const MemoryUse cap = capacities(t), def = default_limits(t);
   CHECK(def[Level::L2] == cap[Level::L2] * kDefaultL2Percent / 100);

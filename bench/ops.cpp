@@ -1,0 +1,232 @@
+// The op benchmark beside the matmul and conv suites: reductions and elementwise ops against the bandwidth of the
+// level their data comes from, and fused epilogues against the matmul alone. For each Spec the DP's pick (default
+// memory limits, as `kriek run` picks) is JIT-compiled by the LLVM backend, verified against the reference, and
+// timed; timings alternate between the Specs compared (fused, plain, fused, ...) and the median of the rounds is
+// reported.
+//
+//   build/bench/bench_ops [--suites reductions,elementwise,epilogues] [--rounds N] [--table DIR]
+//                         [--profile FILE] [--csv FILE]
+//
+// Bandwidth: a kernel's bytes are its operands' (inputs read, output written, a broadcast input counted at its own
+// size), over the median time per call. Between back-to-back calls the operands stay in the smallest level that
+// holds all of them (L1, L2, L3, else DRAM), so that level's streaming read bandwidth, from `kriek calibrate`'s
+// probes (--profile FILE, or a calibration run here), is the reference: "of BW" is the kernel's GB/s over it.
+// Writes count as reads here (stores to a cached line cost about what its read does), so the figure is a lower
+// bound on what the kernel achieves of the level's read-and-write traffic.
+// Epilogues: the time of compose[matmul, add, relu] (bias row and activation) over the time of the matmul alone.
+//
+// Build it with `cmake --build build --target bench_ops`. Never part of the tests.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/guarded_main.h"
+#include "cache/table_files.h"
+#include "cache/table_tools.h"
+#include "codegen/emit_llvm.h"
+#include "codegen/measure.h"
+#include "spec/error.h"
+#include "spec/profile.h"
+#include "spec/text.h"
+#include "synth/synthesizer.h"
+
+using namespace kriek;
+using namespace kriek::codegen;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
+  return out;
+}
+
+/// Sizes from L1-resident to beyond L2, powers of two and odd, both reduction axes.
+const std::vector<std::string> kReductions = {
+    "reducesum[axis=1] 64x64 f32",     "reducesum[axis=0] 64x64 f32",   "reducesum[axis=1] 67x45 f32",
+    "reducesum[axis=0] 67x45 f32",     "reducesum[axis=1] 256x256 f32", "reducesum[axis=0] 256x256 f32",
+    "reducesum[axis=1] 250x333 f32",   "reducesum[axis=0] 250x333 f32", "reducesum[axis=1] 1024x1024 f32",
+    "reducesum[axis=0] 1024x1024 f32", "reducesum[axis=1] 1000x999 f32"};
+const std::vector<std::string> kElementwise = {
+    "relu 64x64 f32",        "relu 256x256 f32",        "relu 99x37 f32",         "relu 1024x1024 f32",
+    "add 256x256 f32",       "add 256x256 1x256 f32",   "add 1000x999 1x999 f32", "mul 128x512 f32",
+    "max 333x250 f32",       "compose[add, relu] 256x256 256x256 f32"};
+/// Matmul shapes M, K, N: each timed alone and with a bias row and relu fused after it.
+const std::vector<std::string> kEpilogueShapes = {"64x64x64", "128x128x128", "256x256x256", "82x99x63",
+                                                  "99x36x67", "32x52x93"};
+
+struct Measured {
+  double seconds = 0;  ///< median per call
+  double gflops = 0;
+};
+
+/// The bytes a kernel's operands take (its traffic when each is read or written once).
+double operand_bytes(const Spec& spec) {
+  double bytes = 0;
+  for (const TensorSpec& t : spec.operands) bytes += static_cast<double>(t.bytes());
+  return bytes;
+}
+
+/// The smallest level holding `bytes`, as the profile's key suffix.
+std::string resident_level(double bytes, const Target& target) {
+  if (bytes <= static_cast<double>(target.level(Level::L1).capacity)) return "L1";
+  if (bytes <= static_cast<double>(target.level(Level::L2).capacity)) return "L2";
+  // As kriek calibrate assumes when detection gives no plausible L3 size.
+  const double l3 = target.l3_bytes > 0 ? static_cast<double>(target.l3_bytes) : 32.0 * 1024 * 1024;
+  if (bytes <= l3) return "L3";
+  return "DRAM";
+}
+
+/// The calibration's profile: read from `path`, or measured now by `kriek calibrate`.
+TargetProfile bandwidth_profile(const std::string& path) {
+  if (!path.empty()) return read_profile(path);
+  const std::filesystem::path out = std::filesystem::temp_directory_path() / "bench_ops_profile.txt";
+  std::cout << "calibrating (kriek calibrate, under a minute; --profile FILE reuses one)\n";
+  const std::string command = std::string(KRIEK_BINARY) + " calibrate -o '" + out.string() + "' > /dev/null";
+  if (std::system(command.c_str()) != 0) user_error("kriek calibrate failed (", command, ")");
+  TargetProfile p = read_profile(out);
+  std::filesystem::remove(out);
+  return p;
+}
+
+class Runner {
+ public:
+  Runner(Synthesizer& synth, int rounds) : synth_(synth), rounds_(rounds) {}
+
+  /// Compiles and verifies each Spec's pick, then times them in alternation for `rounds` rounds.
+  std::vector<Measured> measure(const std::vector<Spec>& specs) {
+    const Target& target = synth_.target();
+    std::vector<JitKernel> kernels;
+    for (const Spec& spec : specs) {
+      const std::optional<ImplPtr> impl = synth_.best(spec, default_limits(target));
+      if (!impl) user_error("no Impl of ", spec_text(spec), " fits the default memory limits");
+      kernels.push_back(jit_compile(*impl, target, "k" + std::to_string(count_++)));
+      kernels.back().kernel.set_threads(1);
+      if (!verify(kernels.back().kernel, spec, 1).ok()) user_error("WRONG result: ", spec_text(spec));
+    }
+    std::vector<std::vector<double>> seconds(specs.size());
+    for (int r = 0; r < rounds_; ++r) {
+      for (std::size_t i = 0; i < specs.size(); ++i) {
+        seconds[i].push_back(time_kernel(kernels[i].kernel, specs[i], 0.15).median_seconds);
+      }
+    }
+    std::vector<Measured> out;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const double s = median(seconds[i]);
+      out.push_back(Measured{s, flop_count(specs[i]) / s * 1e-9});
+    }
+    return out;
+  }
+
+ private:
+  Synthesizer& synth_;
+  int rounds_;
+  int count_ = 0;
+};
+
+int run(int argc, char** argv) {
+  std::string suites = "reductions,elementwise,epilogues", table_path, profile_path, csv_path;
+  int rounds = 5;
+  for (int i = 1; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) user_error("bench_ops: ", flag, " needs a value");
+    const std::string value = argv[i + 1];
+    if (flag == "--suites") suites = value;
+    else if (flag == "--table") table_path = value;
+    else if (flag == "--profile") profile_path = value;
+    else if (flag == "--csv") csv_path = value;
+    else if (flag == "--rounds") rounds = std::max(1, std::atoi(value.c_str()));
+    else user_error("bench_ops: unknown flag ", flag);
+  }
+  std::vector<std::string> chosen = split(suites, ',');
+  for (const std::string& s : chosen) {
+    if (s != "reductions" && s != "elementwise" && s != "epilogues") user_error("bench_ops: unknown suite ", s);
+  }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  const Target& target = host_target();
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  std::optional<Table> table;
+  if (!table_path.empty()) table = open_table_if_exists(table_path, target, synth.model());
+  if (table) synth.set_table(&*table);
+  Runner runner(synth, rounds);
+  std::ostringstream csv;
+  csv << "suite,spec,level,gflops,gbytes_per_s,level_gbytes_per_s,of_bandwidth,fused_over_plain\n";
+
+  const bool streams = std::find_if(chosen.begin(), chosen.end(), [](const std::string& s) { return s != "epilogues"; }) !=
+                       chosen.end();
+  std::optional<TargetProfile> profile;
+  if (streams) profile = bandwidth_profile(profile_path);
+  for (const std::string& suite : chosen) {
+    if (suite == "epilogues") {
+      std::printf("\nepilogues: compose[matmul, add, relu] (bias row, relu) against the matmul alone, 1 thread\n");
+      std::printf("%-14s %12s %12s %14s\n", "M x K x N", "plain GF/s", "fused GF/s", "fused / plain");
+      std::vector<double> ratios;
+      for (const std::string& shape : kEpilogueShapes) {
+        const std::vector<std::string> mkn = split(shape, 'x');
+        const Spec plain = parse_spec("matmul " + shape + " f32", target);
+        const Spec fused = parse_spec("compose[matmul, add, relu] " + mkn[0] + "x" + mkn[1] + " " + mkn[1] + "x" +
+                                          mkn[2] + " 1x" + mkn[2] + " f32",
+                                      target);
+        const std::vector<Measured> m = runner.measure({plain, fused});
+        const double ratio = m[1].seconds / m[0].seconds;
+        ratios.push_back(ratio);
+        std::printf("%-14s %12.1f %12.1f %14.3f\n", shape.c_str(), m[0].gflops, m[1].gflops, ratio);
+        csv << "epilogues," << spec_text(fused) << ",,," << ",,," << ratio << "\n";
+      }
+      std::printf("fused / plain time: median %.3f, highest %.3f\n", median(ratios),
+                  *std::max_element(ratios.begin(), ratios.end()));
+      continue;
+    }
+    const std::vector<std::string>& texts = suite == "reductions" ? kReductions : kElementwise;
+    const double ghz = profile->value("clock-ghz");
+    std::printf("\n%s, 1 thread: the kernel's operand bytes per second against the streaming read bandwidth of the\n"
+                "level that holds its operands between calls (kriek calibrate, %.2f GHz)\n",
+                suite.c_str(), ghz);
+    std::printf("%-40s %5s %9s %9s %9s %8s\n", "spec", "level", "GFLOP/s", "GB/s", "level", "of BW");
+    std::vector<double> shares;
+    for (const std::string& text : texts) {
+      const Spec spec = parse_spec(text, target);
+      const Measured m = runner.measure({spec}).front();
+      const double bytes = operand_bytes(spec);
+      const std::string level = resident_level(bytes, target);
+      const double level_gbs = profile->value("read-bandwidth." + level) * ghz;
+      const double gbs = bytes / m.seconds * 1e-9;
+      shares.push_back(gbs / level_gbs);
+      std::printf("%-40s %5s %9.2f %9.1f %9.1f %7.0f%%\n", text.c_str(), level.c_str(), m.gflops, gbs, level_gbs,
+                  100 * gbs / level_gbs);
+      csv << suite << "," << text << "," << level << "," << m.gflops << "," << gbs << "," << level_gbs << ","
+          << gbs / level_gbs << ",\n";
+    }
+    std::printf("of bandwidth: median %.0f%%, lowest %.0f%%\n", 100 * median(shares),
+                100 * *std::min_element(shares.begin(), shares.end()));
+  }
+  if (!table_path.empty()) {
+    save_table(table_path, target, synth.model(), [&](const FrontierVisitor& v) { synth.for_each_encoded(v); }, true,
+               table ? &*table : nullptr);
+  }
+  if (!csv_path.empty()) {
+    std::ofstream out(csv_path);
+    out << csv.str();
+    if (!out) user_error("cannot write ", csv_path);
+  }
+  std::printf("(medians of %d rounds)\n", rounds);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return bench::guarded_main("bench_ops", [&] { return run(argc, argv); }); }
