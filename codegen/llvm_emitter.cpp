@@ -59,6 +59,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   }
   std::string scalar_registers(std::int64_t elements) override {
     const std::string name = fresh("r");
+    register_depth_[name] = loops_.size();
     llvm::Type* type = llvm::ArrayType::get(b_.getFloatTy(), static_cast<std::uint64_t>(elements));
     llvm::Value* slot = entry_alloca(type, name);
     b_.CreateStore(llvm::Constant::getNullValue(type), slot);
@@ -67,6 +68,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   }
   std::string vector_registers(std::int64_t registers) override {
     const std::string name = fresh("v");
+    register_depth_[name] = loops_.size();
     std::vector<llvm::Value*>& slots = registers_[name];
     for (std::int64_t r = 0; r < registers; ++r) {
       slots.push_back(entry_alloca(vector_type(), name + "_" + std::to_string(r)));
@@ -94,7 +96,9 @@ class IrEmitter final : public Emitter, public IrKernelContext {
       return pop_front(collapsed_vars_);
     }
     loops_.push_back(Frame{LoopKind::serial, trips, in_kernel_});
-    return counted_loop(b_.getInt64(0), b_.getInt64(trips));
+    Affine var = counted_loop(b_.getInt64(0), b_.getInt64(trips));
+    loops_.back().var = var.terms().front().first;
+    return var;
   }
 
   void close_loop() override {
@@ -131,9 +135,22 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   }
 
   void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) override {
-    for (Frame& f : loops_) {
+    const CView& out = ops.back();
+    const auto made = register_depth_.find(out.base);
+    for (std::size_t i = 0; i < loops_.size(); ++i) {
+      Frame& f = loops_[i];
       f.micro_kernel |= k == KernelKind::bcast_fma;
       f.vector |= uses_vector_registers(k);
+      if (f.var.empty()) continue;
+      // Registers made inside the loop hold one iteration's values: writing them again is no accumulation.
+      const bool per_iteration = out.storage != Storage::memory && made != register_depth_.end() && made->second > i;
+      f.accumulates |= !per_iteration && !mentions(out.origin, f.var);
+      for (const CView& op : ops) {
+        if (op.storage != Storage::memory) continue;
+        const std::optional<Affine> at = affine_offset(op, zeros(op.rank()));
+        const std::int64_t step = at ? coefficient(*at, f.var) : -1;
+        f.strided |= step != 0 && step != 1;
+      }
     }
     in_kernel_ = true;
     emit_ir_kernel(*this, k, spec, ops);
@@ -186,6 +203,13 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     bool kernel = false;        ///< a loop inside a kernel or copy, not one of the Impl's
     bool micro_kernel = false;  ///< its body calls bcast_fma
     bool vector = false;        ///< its body uses vector registers or copies (which LLVM vectorizes)
+    /// Some kernel of its body writes an output that does not move with the loop: its iterations accumulate
+    /// into the same elements (a split), a chain no vectorizer breaks without reassociating.
+    bool accumulates = false;
+    /// Some kernel of its body reads or writes memory that moves by more than one element per iteration (or by
+    /// a blocked layout's steps): the loop vectorizer would need gathers.
+    bool strided = false;
+    std::string var = {};  ///< the loop's variable (serial loops)
   };
   /// Whether LLVM may unroll a loop. The Impl's loops stay as the Impl says (the lowering unrolls register axes
   /// itself), except short ones (at most kUnrollTrips) around the micro-kernel: a conv's taps, which rolled ran
@@ -193,12 +217,29 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   /// vector of a conv's channel loop out of the tile loop, spill them and chain each accumulator's FMAs (0.45x
   /// C); elementwise loops unrolled had it hoist a broadcast row's 32 vectors out of the row loop and spill them
   /// (add 256x256 1x256: 0.83x C). Loops inside kernels (a dot product's stream, copies) LLVM may unroll, and
-  /// Impl loops of scalar kernels only (nothing to hoist into registers): a scalar reduction's 13-element tail
-  /// rolled ran reducesum[axis=1] 67x45 at 0.51x C on AVX-512.
+  /// Impl loops of scalar kernels only (nothing to hoist into registers), unless LLVM's loop vectorizer could
+  /// take them (distinct outputs, every access invariant or unit-stride), which its early full unrolling would
+  /// pre-empt: a scalar reduction's 13-element tail rolled ran reducesum[axis=1] 67x45 at 0.51x C on AVX-512
+  /// (its loops accumulate, or read rows 45 apart); the rank-2 conv 30x30 3x3x8's loop over 8 output channels
+  /// unrolled became 4-wide SLP code with spills, 0.28-0.33x C, and rolled it is vectorized.
+  /// The coefficient of `var` in `a` (0 without a term in it).
+  static std::int64_t coefficient(const Affine& a, const std::string& var) {
+    for (const auto& [name, k] : a.terms()) {
+      if (name == var) return k;
+    }
+    return 0;
+  }
+  /// True when some coordinate of `origin` has a term in `var`.
+  static bool mentions(const Coord& origin, const std::string& var) {
+    return std::any_of(origin.begin(), origin.end(), [&](const Affine& a) {
+      return std::any_of(a.terms().begin(), a.terms().end(), [&](const auto& t) { return t.first == var; });
+    });
+  }
   enum class Unroll : std::uint8_t { allowed, disabled };
   static constexpr std::int64_t kUnrollTrips = 4;
   static Unroll unroll(const Frame& f) {
-    const bool allowed = f.kernel || !f.vector || (f.micro_kernel && f.trips <= kUnrollTrips);
+    const bool vectorizable = !f.accumulates && !f.strided;
+    const bool allowed = f.kernel || (!f.vector && !vectorizable) || (f.micro_kernel && f.trips <= kUnrollTrips);
     return allowed ? Unroll::allowed : Unroll::disabled;
   }
   /// A function being emitted: its entry block holds the allocas (and the root workspace) and falls through to the
@@ -516,6 +557,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   std::vector<std::string> defined_;
   std::vector<std::size_t> scopes_;
   std::map<std::string, std::vector<llvm::Value*>> registers_;
+  std::map<std::string, std::size_t> register_depth_;  ///< register name -> loops open when it was made
   std::vector<FunctionState> functions_;
   std::vector<Frame> loops_;
   std::vector<Loop> open_;

@@ -85,6 +85,11 @@ struct Kernels {
     return nullptr;
   }
   Value* fma(Value* x, Value* y, Value* z) { return b.CreateIntrinsic(llvm::Intrinsic::fma, {vec()}, {x, y, z}); }
+  /// x * y + z for scalar kernels, fused where the target has an FMA (llvm.fmuladd: what C compilers do with
+  /// the C backend's `acc += a * b` under their default -ffp-contract=fast; vectorized, it stays one FMA).
+  Value* mult_add(Value* x, Value* y, Value* z) {
+    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {f32()}, {x, y, z});
+  }
   Value* splat(Value* x) { return b.CreateVectorSplat(static_cast<unsigned>(c.width()), x); }
 
   /// One loop per dimension of `shape` with extent above 1 (counted in `opened`); the index they make.
@@ -108,7 +113,7 @@ struct Kernels {
     const Coord fi = open_loops(filters.shape, opened);
     Coord ii = zeros(img.rank());
     for (std::size_t d = 0; d + lead < img.rank(); ++d) ii[d + lead] = fi[d];
-    b.CreateStore(b.CreateFAdd(b.CreateLoad(f32(), acc), b.CreateFMul(load(img, ii), load(filters, fi))), acc);
+    b.CreateStore(mult_add(load(img, ii), load(filters, fi), b.CreateLoad(f32(), acc)), acc);
     close_loops(opened);
     store0(b.CreateLoad(f32(), acc), out);
   }
@@ -238,7 +243,7 @@ void emit_ir_kernel(IrKernelContext& c, KernelKind k, const Spec& spec, const st
     case KernelKind::scalar_binary:
       return g.store0(g.binary(std::get<Binary>(spec.op).op, g.at0(ops[0]), g.at0(ops[1])), out);
     case KernelKind::scalar_mult_add:
-      return g.store0(b.CreateFAdd(g.at0(out), b.CreateFMul(g.at0(ops[0]), g.at0(ops[1]))), out);
+      return g.store0(g.mult_add(g.at0(ops[0]), g.at0(ops[1]), g.at0(out)), out);
     case KernelKind::scalar_reduce_add: return g.store0(b.CreateFAdd(g.at0(out), g.at0(ops[0])), out);
     case KernelKind::direct_conv: return g.direct_conv(ops[0], ops[1], out);
     case KernelKind::vec_load: return g.set(out, g.load_register(g.run(ops[0], k), volume(out.shape)));
