@@ -185,9 +185,28 @@ struct Kernels {
       acc.push_back(c.slot(vec()));
       b.CreateStore(llvm::Constant::getNullValue(vec()), acc.back());
     }
+    // Rows a constant distance from the first (the usual case: rows of one buffer) are addressed from one
+    // pointer with constant displacements, the pointer an induction variable of its own: no index register (an
+    // add with an indexed memory operand is two micro-ops on Intel) and not a register per row. reducesum[axis=1]
+    // 256x256 on Sapphire Rapids: LLVM/C 0.79 -> 0.82-0.93 (the rest is not this loop).
+    std::vector<std::int64_t> apart;
+    const std::optional<Affine> first = affine_offset(rows.front(), zeros(rows.front().rank()));
+    for (const CView& row : rows) {
+      const std::optional<Affine> at = affine_offset(row, zeros(row.rank()));
+      if (!first || !at || !(*at - *first).is_constant()) break;
+      apart.push_back((*at - *first).constant());
+    }
     const Affine j = c.open_loop(k / width) * width;
+    Value* base = nullptr;
+    if (apart.size() == rows.size()) {  // the first row's address moving with the loop: a pointer of its own
+      Coord at = zeros(rows.front().rank());
+      at.back() = j;
+      base = c.element(rows.front(), at);
+    }
     for (std::size_t r = 0; r < rows.size(); ++r) {
-      Value* va = load_run(b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)}));
+      Value* address = base ? b.CreateConstInBoundsGEP1_64(f32(), base, static_cast<std::uint64_t>(apart[r]))
+                            : b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)});
+      Value* va = load_run(address);
       b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
     }
     c.close_loop();
