@@ -2,7 +2,9 @@
 // synthesizes only every N-th Spec starting at I into the DP table, for batch systems that run independent jobs
 // whose tables `kriek table merge` combines before the final build; under `mpirun -n N` the ranks share one
 // table, each Spec's search reading what the others saved, and rank 0 builds.
+#include <algorithm>
 #include <cctype>
+#include <numeric>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -50,16 +52,21 @@ void synthesize_all(const std::vector<LibraryEntry>& entries, const Args& args) 
 struct RankedTable {
   Args args;                        ///< the Args rank 0 builds with: `--table` the shared table
   std::filesystem::path temporary;  ///< with --no-table, the directory of the shared table, removed after the build
+  std::filesystem::path prebuilt;   ///< the kernels' objects and measurements the ranks made, removed after it
 };
 
 /// Under mpirun: every rank synthesizes the Specs it takes from a shared counter (its own process, so its own TBB
 /// arena) into the library's table itself: writers never wait for each other (each save is a segment of its own),
-/// and each Spec's search opens the table afresh, so it reads what the other ranks saved before it started.
+/// and each Spec's search opens the table afresh, so it reads what the other ranks saved before it started. The
+/// rank that synthesized a Spec also makes, verifies and times its kernel (prebuild_kernel) into a directory the
+/// build takes them from, so rank 0 only assembles the library.
 /// Returns what rank 0 builds with (every Spec then cached), or nullopt on the other ranks.
 std::optional<RankedTable> synthesize_over_ranks(MpiSession& mpi, const std::vector<LibraryEntry>& entries,
-                                                 const Args& args, const Target& target) {
+                                                 const Args& args, const Target& target,
+                                                 const LibraryOptions& options) {
   namespace fs = std::filesystem;
   RankedTable out;
+  out.prebuilt = mpi.broadcast(mpi.rank() == 0 ? codegen::make_temp_dir().string() : "");
   std::string shared;
   if (const auto* t = args.get("--table")) {
     shared = *t;
@@ -72,11 +79,23 @@ std::optional<RankedTable> synthesize_over_ranks(MpiSession& mpi, const std::vec
   out.args = with_table(args, shared);
   bool ok = true;
   // Ranks take the next Spec as they finish one (search times differ by orders of magnitude between Specs, so
-  // fixed shards leave ranks idle).
+  // fixed shards leave ranks idle), the most work first so that the last ones taken are short: ResNet-18's
+  // list on 2 ranks, 1 thread each, 1.47-1.56x one rank in list order.
+  std::vector<std::size_t> order(entries.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return flop_count(entries[a].spec) > flop_count(entries[b].spec); });
   mpi.start_counter();
   try {
-    for (std::size_t i = mpi.next_index(); i < entries.size(); i = mpi.next_index()) {
+    for (std::size_t n = mpi.next_index(); n < entries.size(); n = mpi.next_index()) {
+      const std::size_t i = order[n];
       synthesize_all({entries[i]}, out.args);
+      try {
+        prebuild_kernel(entries[i], out.args, options, out.prebuilt);
+      } catch (const UserError&) {
+        // compiler errors too: rank 0's build makes this kernel again and reports why it fails (or skips it with
+        // --keep-going)
+      }
     }
   } catch (const UserError& e) {
     std::cerr << "kriek: error: rank " << mpi.rank() << ": " << e.what() << "\n";
@@ -87,6 +106,7 @@ std::optional<RankedTable> synthesize_over_ranks(MpiSession& mpi, const std::vec
     if (mpi.rank() != 0) return std::nullopt;
     std::error_code ec;
     if (!out.temporary.empty()) fs::remove_all(out.temporary, ec);
+    fs::remove_all(out.prebuilt, ec);
     user_error("a rank failed to synthesize its share (see its message above)");
   }
   if (mpi.rank() != 0) return std::nullopt;
@@ -97,6 +117,7 @@ std::optional<RankedTable> synthesize_over_ranks(MpiSession& mpi, const std::vec
 }  // namespace
 
 int run_library(const std::vector<std::string>& raw) {
+  MpiSession mpi;  // first: under mpirun it lets this rank see every core before the host is detected
   std::vector<std::string_view> valued = kSynthValued;
   valued.insert(valued.end(), {"-o", "--name", "--backend", "--shard"});
   std::vector<std::string_view> switches = kSynthSwitches;
@@ -134,20 +155,24 @@ int run_library(const std::vector<std::string>& raw) {
   }
   if (!is_c_identifier(options.name)) user_error("--name '", options.name, "' is not a C identifier");
 
-  MpiSession mpi;
   Args build_args = args;
-  std::filesystem::path temporary;
+  std::vector<std::filesystem::path> temporary;  // removed once the build is done, whatever its outcome
+  struct Cleanup {
+    std::vector<std::filesystem::path>& dirs;
+    ~Cleanup() {
+      std::error_code ec;
+      for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+    }
+  } cleanup{temporary};
   if (mpi.size() > 1) {
-    auto ranked = synthesize_over_ranks(mpi, entries, args, target);
+    auto ranked = synthesize_over_ranks(mpi, entries, args, target, options);
     if (!ranked) return 0;
     build_args = ranked->args;
-    temporary = ranked->temporary;
+    if (!ranked->temporary.empty()) temporary.push_back(ranked->temporary);
+    temporary.push_back(ranked->prebuilt);
+    options.prebuilt = ranked->prebuilt;
   }
   const LibraryReport report = build_library(entries, build_args, options);
-  if (!temporary.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(temporary, ec);
-  }
   for (const auto& [e, why] : report.failed) {
     std::cerr << "kriek: skipped " << list_file << ":" << e.line << " (" << e.symbol << "): " << why << "\n";
   }

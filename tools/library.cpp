@@ -234,7 +234,54 @@ void install(const fs::path& staging, const fs::path& out) {
   if (ec) user_error("cannot install the library into ", out.string(), ": ", ec.message());
 }
 
+/// Where a kernel's object and measurements were found.
+struct Found {
+  fs::path dir;  ///< empty: nowhere
+};
+
+/// The first of `dirs` (empty ones skipped) holding `k`'s object and measurements; reads the measurements into k.
+Found find_built(LibraryKernel& k, std::initializer_list<fs::path> dirs) {
+  for (const fs::path& dir : dirs) {
+    if (!dir.empty() && fs::exists(dir / (k.source_hash + ".o")) && read_result(dir / (k.source_hash + ".result"), k)) {
+      return Found{dir};
+    }
+  }
+  return {};
+}
+
+/// The measurements as <hash>.result holds them.
+std::string result_text(const LibraryKernel& k) {
+  std::ostringstream result;
+  result << std::setprecision(9) << k.max_error << " " << k.tolerance << " " << k.gflops << "\n";
+  return result.str();
+}
+
 }  // namespace
+
+void prebuild_kernel(const LibraryEntry& entry, const Args& args, const LibraryOptions& options, const fs::path& dir) {
+  const Synthesis s = synthesize(entry.spec_text, args);
+  LibraryKernel k{entry, {}, 0, "", 0, 0, 0, false};
+  k.code = kernel_code(s.impl, s.target(), entry.symbol, options.backend);
+  k.source_hash = source_hash(k, s.target());
+  if (!find_built(k, {cache_dir(fs::absolute(options.out)), dir}).dir.empty()) return;
+  const fs::path work = codegen::make_temp_dir();
+  struct Cleanup {
+    fs::path dir;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+  } cleanup{work};
+  BuildProgress progress(1);
+  const fs::path object = build_object(k, s.target(), work);
+  if (!verify_kernel(object, k, work, options.time_budget, progress).empty()) return;
+  // The result first, then the object: a reader that sees the object sees its measurements too.
+  const std::string unique = "." + std::to_string(getpid());
+  write_text(dir / (k.source_hash + ".result" + unique), result_text(k));
+  fs::rename(dir / (k.source_hash + ".result" + unique), dir / (k.source_hash + ".result"));
+  fs::copy_file(object, dir / (k.source_hash + ".o" + unique), fs::copy_options::overwrite_existing);
+  fs::rename(dir / (k.source_hash + ".o" + unique), dir / (k.source_hash + ".o"));
+}
 
 LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args,
                             const LibraryOptions& options) {
@@ -268,6 +315,7 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
                    e.spec_text + "\n");
     LibraryKernel k{e, {}, 0, "", 0, 0, 0, false};
     std::string why;
+    bool prebuilt = false;
     try {
       Synthesis s = synthesize(e.spec_text, args);
       s.save_table();
@@ -280,28 +328,27 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
       progress.stage(BuildProgress::Stage::code);
       k.code = kernel_code(s.impl, s.target(), e.symbol, options.backend);
       k.source_hash = source_hash(k, s.target());
-      const fs::path cached = cache_dir(out) / (k.source_hash + ".o");
       const fs::path object = cache_dir(staging) / (k.source_hash + ".o");
-      if (fs::exists(cached) && read_result(cache_dir(out) / (k.source_hash + ".result"), k)) {
-        fs::copy_file(cached, object, fs::copy_options::overwrite_existing);
-        fs::copy_file(cache_dir(out) / (k.source_hash + ".result"), cache_dir(staging) / (k.source_hash + ".result"),
+      const Found found = find_built(k, {cache_dir(out), options.prebuilt});
+      if (!found.dir.empty()) {
+        fs::copy_file(found.dir / (k.source_hash + ".o"), object, fs::copy_options::overwrite_existing);
+        fs::copy_file(found.dir / (k.source_hash + ".result"), cache_dir(staging) / (k.source_hash + ".result"),
                       fs::copy_options::overwrite_existing);
-        k.reused = true;
+        k.reused = found.dir == cache_dir(out);
+        if (!k.reused) ++report.compiled;
+        prebuilt = !k.reused;
       } else {
         progress.stage(BuildProgress::Stage::object);
         fs::rename(build_object(k, s.target(), work), object);
         ++report.compiled;
         why = verify_kernel(object, k, work, options.time_budget, progress);
-        if (why.empty()) {
-          std::ostringstream result;
-          result << std::setprecision(9) << k.max_error << " " << k.tolerance << " " << k.gflops << "\n";
-          write_text(cache_dir(staging) / (k.source_hash + ".result"), result.str());
-        }
+        if (why.empty()) write_text(cache_dir(staging) / (k.source_hash + ".result"), result_text(k));
       }
       std::ostringstream report_line;
       report_line << "    " << s.stats_line() << "\n    ";
       if (why.empty()) {
-        report_line << (k.reused ? "unchanged: object and measurements reused, " : "compiled, verified, ")
+        report_line << (k.reused ? "unchanged: object and measurements reused, "
+                                 : prebuilt ? "compiled, verified by another rank, " : "compiled, verified, ")
                     << std::fixed << std::setprecision(1) << k.gflops << " GFLOP/s";
       } else {
         report_line << why;

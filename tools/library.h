@@ -25,6 +25,9 @@ struct LibraryOptions {
   bool keep_going = false;       ///< skip (and report) kernels that fail instead of stopping
   codegen::Backend backend = codegen::kDefaultBackend;  ///< what makes the objects
   double time_budget = 0.2;      ///< seconds of timing per new kernel
+  /// Objects and measurements other processes built for this build (mpirun's ranks: prebuild_kernel), looked
+  /// up after the previous build's: <hash>.o and <hash>.result. Empty: none.
+  std::filesystem::path prebuilt;
 };
 
 /// A kernel's code as a backend makes its object from it.
@@ -66,6 +69,13 @@ struct LibraryReport {
 /// UserError for a failing kernel (naming its list line) unless keep_going; nothing in `options.out` changes then.
 LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args,
                             const LibraryOptions& options);
+
+/// Makes the object of `entry`'s kernel (synthesized through the table in `args`), verifies and times it, and
+/// leaves <hash>.o and <hash>.result in `dir` for build_library (options.prebuilt) to take: how mpirun's ranks
+/// share the building. Nothing when the previous build or `dir` has it already; a kernel that fails leaves
+/// nothing (the build makes it again and reports why). Writes are atomic, so ranks may share `dir`.
+void prebuild_kernel(const LibraryEntry& entry, const Args& args, const LibraryOptions& options,
+                     const std::filesystem::path& dir);
 
 // --- The installed files' text (library_files.cpp).
 

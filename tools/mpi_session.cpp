@@ -2,6 +2,9 @@
 // also agrees whether every rank succeeded (MPI_Allreduce of a flag).
 #include "tools/mpi_session.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <cstdlib>
 
 #include "spec/error.h"
@@ -33,10 +36,19 @@ MpiSession::MpiSession() {
   initialized_ = true;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  if (size_ > 1) unbind();
 #else
   user_error("this kriek was built without MPI (install libopenmpi-dev and rebuild); run it without mpirun, or "
              "shard with --shard I/N");
 #endif
+}
+
+void MpiSession::unbind() {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long c = 0; c < online && c < CPU_SETSIZE; ++c) CPU_SET(static_cast<int>(c), &all);
+  sched_setaffinity(0, sizeof all, &all);  // best effort: a cpuset that forbids it leaves the binding as it was
 }
 
 MpiSession::~MpiSession() {

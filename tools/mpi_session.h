@@ -1,6 +1,9 @@
 // MPI for `kriek library` under `mpirun`: initialized only when the process was started by an MPI launcher
 // (Open MPI's OMPI_COMM_WORLD_SIZE or PMI's PMI_SIZE in the environment), so a plain `kriek` never touches MPI.
 // Built without MPI (no Open MPI at configure time), a launched kriek says so instead of running N copies.
+// The ranks of a node share its cores as the OS schedules them: mpirun's default binding of one core per rank made
+// each rank detect a one-core machine and build serial kernels, not the node's library (so the session undoes it,
+// before anything detects the host).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +32,9 @@ class MpiSession {
   void stop_counter();
 
  private:
+  /// Lets this process run on every online core again (mpirun bound it to one).
+  static void unbind();
+
   int rank_ = 0;
   int size_ = 1;
   bool initialized_ = false;

@@ -174,10 +174,19 @@ TEST_CASE("mpirun -n 2 kriek library equals a single-process build", "[tools][li
   INFO(ranks.out);
   REQUIRE(ranks.status == 0);
   CHECK_THAT(ranks.out, Contains("2 ranks synthesized into"));
+  // The ranks made, verified and timed the kernels; rank 0 only assembled the library.
+  CHECK_THAT(ranks.out, Contains("compiled, verified by another rank"));
   const Result single = kriek_cmd("library " + list.string() + " -o " + (dir.path / "one").string() +
                                   " --threads 1 --table " + (dir.path / "one.table").string());
   REQUIRE(single.status == 0);
   CHECK(read(dir.path / "mpi/include/kernels.h") == read(dir.path / "one/include/kernels.h"));
+  // Built for the same machine: mpirun's binding of each rank to one core does not make a one-core target.
+  const auto fingerprint = [](const std::string& manifest) {
+    const std::size_t at = manifest.find("\"fingerprint\"");
+    return at == std::string::npos ? std::string() : manifest.substr(at, 40);
+  };
+  CHECK(fingerprint(read(dir.path / "mpi/manifest.json")) == fingerprint(read(dir.path / "one/manifest.json")));
+  CHECK_FALSE(fingerprint(read(dir.path / "one/manifest.json")).empty());
   for (const char* k : {"mm", "relu_rows", "rowsum"}) {
     const std::string source = std::string(k) + ".ll";
     REQUIRE(fs::exists(dir.path / "one/src" / source));
