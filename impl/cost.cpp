@@ -142,10 +142,13 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       const Cost rows = static_cast<Cost>(spec.input(0).elements());
       const Cost fmas = rows * rhs_loads;
       const Cost a_reads = spec.input(0).level == Level::L1 ? 0 : rows * access(m, spec.input(0));
-      // A rhs row read from beyond L1 streams its lines in (the prefetchers keep them coming while the FMAs
-      // run): a third resource beside the two ports.
+      // A rhs row read from L2 streams its lines in (the prefetchers keep them coming while the FMAs run): a
+      // third resource beside the two ports. From main memory (L3 and beyond, shared by the cores and far
+      // slower) the stream does not hide behind the FMAs: its time adds.
       const Cost stream = stream_cost(m, spec.input(1));
-      return std::max({fmas * m.vector_fma, (rows + rhs_loads) * m.vector_load, stream, m.fma_latency}) + a_reads;
+      const bool far = spec.input(1).level == Level::GL;
+      return std::max({fmas * m.vector_fma, (rows + rhs_loads) * m.vector_load, far ? 0 : stream, m.fma_latency}) +
+             (far ? stream : 0) + a_reads;
     }
   }
   KRIEK_ASSERT(false, "unknown kernel");
