@@ -202,7 +202,8 @@ std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std:
 }
 
 /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
-/// accumulator per row stepping through the rows in a C loop, then transpose_sum8 (twice, joined, for 16 lanes).
+/// accumulator per row stepping through the rows' whole registers in a C loop, then their partial last ones
+/// (masked), then transpose_sum8 (twice, joined, for 16 lanes).
 void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out) {
   const std::vector<CView> rows = innermost_rows(in);
   KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) == isa.width && (isa.width == 8 || isa.width == 16),
@@ -217,11 +218,21 @@ void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& ou
     w.line("const float *" + ptr.back() + " = " + run_address(row, KernelKind::vec_sum_runs) + ";");
     w.line(isa.type + " " + acc.back() + " = " + isa.zero + "();");
   }
-  w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(k) + "; " + j + " += " + std::to_string(isa.width) + ")");
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + isa.load + "(" + ptr[r] + " + " + j + "));");
+  const std::int64_t whole = k - k % isa.width;  // then the rows' partial last registers, masked
+  if (whole > 0) {
+    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(whole) + "; " + j + " += " +
+           std::to_string(isa.width) + ")");
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + isa.load + "(" + ptr[r] + " + " + j + "));");
+    }
+    w.close();
   }
-  w.close();
+  if (whole < k) {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " +
+             masked_load(isa, ptr[r] + " + " + std::to_string(whole), k - whole) + ");");
+    }
+  }
   const std::string reg = whole_register(out);
   if (isa.width == 8) {
     w.line(reg + " = " + isa.add + "(" + reg + ", " + transpose_sum8(w, acc, 0, false) + ");");

@@ -197,20 +197,25 @@ struct Kernels {
       if (!first || !at || !(*at - *first).is_constant()) break;
       apart.push_back((*at - *first).constant());
     }
-    const Affine j = c.open_loop(k / width) * width;
-    Value* base = nullptr;
-    if (apart.size() == rows.size()) {  // the first row's address moving with the loop: a pointer of its own
-      Coord at = zeros(rows.front().rank());
-      at.back() = j;
-      base = c.element(rows.front(), at);
+    const auto add_rows = [&](const Affine& j, std::int64_t lanes) {
+      Value* base = nullptr;
+      if (apart.size() == rows.size()) {  // the first row's address moving with the loop: a pointer of its own
+        Coord at = zeros(rows.front().rank());
+        at.back() = j;
+        base = c.element(rows.front(), at);
+      }
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        Value* address = base ? b.CreateConstInBoundsGEP1_64(f32(), base, static_cast<std::uint64_t>(apart[r]))
+                              : b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)});
+        Value* va = load_register(address, lanes);
+        b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
+      }
+    };
+    if (k / width > 0) {
+      add_rows(c.open_loop(k / width) * width, width);
+      c.close_loop();
     }
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      Value* address = base ? b.CreateConstInBoundsGEP1_64(f32(), base, static_cast<std::uint64_t>(apart[r]))
-                            : b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)});
-      Value* va = load_run(address);
-      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
-    }
-    c.close_loop();
+    if (k % width != 0) add_rows(Affine(k - k % width), k % width);  // the rows' partial last registers, masked
     std::vector<Value*> level;
     for (Value* slot : acc) level.push_back(b.CreateLoad(vec(), slot));
     for (std::int64_t p = width; level.size() > 1; p /= 2) {

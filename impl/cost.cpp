@@ -120,12 +120,13 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       return chained(std::max(adds * m.vector_op, adds * m.vector_load), stream_cost(m, spec.input(0)), steps * m.fma_latency);
     }
     case KernelKind::vec_sum_runs: {
-      // vs rows of k/vs vector adds each, one load per add, in vs independent chains; then the transpose of the
-      // rows' sums into one register: vs - 1 pairwise combinations of two shuffles and an add, and the add into
-      // the output.
+      // vs rows of ceil(k/vs) vector adds each (a row's partial last register loaded masked), one load per add, in
+      // vs independent chains; then the transpose of the rows' sums into one register: vs - 1 pairwise
+      // combinations of two shuffles and an add, and the add into the output.
       const std::int64_t vs = vector_width(target, out.dtype);
-      const Cost adds = static_cast<Cost>(spec.input(0).elements() / vs);
-      const Cost steps = static_cast<Cost>(spec.input(0).shape[std::get<ReduceSum>(spec.op).axis] / vs);
+      const std::int64_t k = spec.input(0).shape[std::get<ReduceSum>(spec.op).axis];
+      const Cost steps = static_cast<Cost>((k + vs - 1) / vs);
+      const Cost adds = steps * static_cast<Cost>(spec.input(0).elements() / k);
       const Cost transpose = static_cast<Cost>(3 * (vs - 1) + 1) * m.vector_op;
       return chained(std::max(adds * m.vector_op, adds * m.vector_load), stream_cost(m, spec.input(0)),
                      steps * m.fma_latency) +

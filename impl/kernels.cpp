@@ -187,7 +187,8 @@ Why sum_run_rules(const Spec& s, const Target& t) {
 }
 
 /// vec_sum_runs: the reduced axis is the input's innermost, the input as many rows as a register has lanes (each
-/// one dense run of whole registers, at any stride), the output those rows' sums in one register.
+/// one dense run, at any stride; a row's last partial register is loaded masked), the output those rows' sums in
+/// one register.
 Why sum_runs_rules(const Spec& s, const Target& t) {
   const TensorSpec& in = s.input(0);
   const TensorSpec& out = s.output();
@@ -197,7 +198,6 @@ Why sum_runs_rules(const Spec& s, const Target& t) {
   if (out.elements() != width) return fail(name(s, 1), " is not one register of ", width, " elements");
   if (Why w = one_vector(s, s.operands.size() - 1, t)) return w;
   if (!out.layout.same_placement(Layout::row_major(), out.shape)) return fail(name(s, 1), " is not row-major");
-  if (in.shape[axis] % width != 0) return fail("k = ", in.shape[axis], " is not a multiple of the vector size ", width);
   if (!is_memory(in.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
   Shape row(in.rank(), 1);
   row[axis] = in.shape[axis];
