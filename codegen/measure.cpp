@@ -115,11 +115,16 @@ Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_s
   return t;
 }
 
+LoadedKernel build_kernel(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,
+                          const std::string& function, Backend backend) {
+  return backend == Backend::llvm ? jit_compile(impl, target, function).kernel
+                                  : compile_and_load(emit_c(impl, target, function), target, dir);
+}
+
 ImplMeasurement measure_impl(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,
                              const std::string& function, std::uint64_t seed, double budget_seconds,
                              Backend backend) {
-  const LoadedKernel kernel = backend == Backend::llvm ? jit_compile(impl, target, function).kernel
-                                                       : compile_and_load(emit_c(impl, target, function), target, dir);
+  const LoadedKernel kernel = build_kernel(impl, target, dir, function, backend);
   ImplMeasurement m;
   m.verification = verify(kernel, impl->spec, seed);
   if (m.verification.ok()) m.timing = time_kernel(kernel, impl->spec, budget_seconds);

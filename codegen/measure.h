@@ -43,6 +43,12 @@ struct ImplMeasurement {
 };
 
 /// Builds `impl` with entry point `function` through `backend` (C: emitted, compiled in `dir` and loaded by path,
+/// so `function` must be distinct per kernel of a process; LLVM: JIT-compiled in process), without running it.
+/// Compiler failures throw CompileError.
+LoadedKernel build_kernel(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,
+                          const std::string& function, Backend backend = kDefaultBackend);
+
+/// Builds `impl` with entry point `function` through `backend` (C: emitted, compiled in `dir` and loaded by path,
 /// so `function` must be distinct per kernel of a process; LLVM: JIT-compiled in process), verifies it on
 /// `seed`'s operands and, when it verifies, times it for about `budget_seconds`. Compiler failures throw
 /// CompileError.
