@@ -161,9 +161,11 @@ int main(int argc, char** argv) {
               << std::setw(9) << "rho" << std::setw(12) << "pick gap" << "\n";
     for (const std::string& text : quick ? kQuickSuite : kSuite) {
       for (const auto& [name, target] : models) {
-        // One table per target fingerprint: a new calibration (another profile) gets a table of its own.
+        // One table per target and cost model: a new calibration (another profile) or model version gets a table
+        // of its own.
         std::ostringstream file;
-        file << name << "-" << std::hex << target.fingerprint() << ".table";
+        file << name << "-" << std::hex << target.fingerprint() << "-" << CostModel::for_target(target).fingerprint()
+             << ".table";
         const std::filesystem::path table = std::filesystem::path(tables) / file.str();
         rows.push_back(
             measure_spec(text, target, name, table, quick ? std::min<std::size_t>(k, 4) : k, parallel, measurements));
