@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/guarded_main.h"
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
@@ -50,18 +51,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
-  return out;
-}
-
 /// The suites: Specs the search solves in seconds from scratch (no DP table here).
 const std::vector<std::pair<std::string, std::vector<std::string>>> kSuites = {
     {"matmul",
@@ -78,18 +67,6 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> kSuites = {
       "conv 30x30 3x3x8 f32"}},
     {"batched", {"matmul 4x64x64x64 f32", "matmul 8x32x32x32 f32", "matmul 2x48x64x40 f32"}},
 };
-
-std::string uptime() {
-  FILE* f = std::fopen("/proc/loadavg", "r");
-  char buffer[128] = {0};
-  if (f) {
-    if (!std::fgets(buffer, sizeof buffer, f)) buffer[0] = 0;
-    std::fclose(f);
-  }
-  std::string s(buffer);
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
-}
 
 }  // namespace
 
@@ -129,9 +106,9 @@ int run(int argc, char** argv) {
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> chosen;
   if (!specs.empty()) {
-    chosen.emplace_back("specs", split(specs, '|'));
+    chosen.emplace_back("specs", bench::split(specs, '|'));
   } else {
-    for (const std::string& name : split(suites, ',')) {
+    for (const std::string& name : bench::split(suites, ',')) {
       const auto it = std::find_if(kSuites.begin(), kSuites.end(), [&](const auto& s) { return s.first == name; });
       if (it == kSuites.end()) {
         std::cerr << "bench_backends: unknown suite " << name << "\n";
@@ -149,7 +126,7 @@ int run(int argc, char** argv) {
   const std::filesystem::path dir = make_temp_dir();
   std::cout << "threads per parallel kernel: " << threads << "\n";
   std::cout << "target " << target.name << " (" << isa_name(target.isa) << "), LLVM CPU " << llvm_cpu(target)
-            << "; load " << uptime() << "\n\n";
+            << "; load " << bench::load_average() << "\n\n";
   std::printf("%-40s %10s %10s %8s %9s %9s\n", "spec", "C GFLOP/s", "LLVM", "LLVM/C", "C build", "LLVM JIT");
 
   Ratios all;
@@ -178,10 +155,10 @@ int run(int argc, char** argv) {
         cg.push_back(time_kernel(ck, spec, 0.2).gflops);
         lg.push_back(time_kernel(lk.kernel, spec, 0.2).gflops);
       }
-      const double ratio = median(lg) / median(cg);
+      const double ratio = bench::median(lg) / bench::median(cg);
       ratios.add(ratio);
       all.add(ratio);
-      std::printf("%-40s %10.2f %10.2f %8.3f %7.0fms %7.1fms\n", text.c_str(), median(cg), median(lg), ratio,
+      std::printf("%-40s %10.2f %10.2f %8.3f %7.0fms %7.1fms\n", text.c_str(), bench::median(cg), bench::median(lg), ratio,
                   c_build * 1e3, lk.jit_seconds * 1e3);
     }
     per_suite.emplace_back(suite, ratios);
@@ -208,8 +185,8 @@ int run(int argc, char** argv) {
     }
   }
   std::printf("latency over %zu kernels: C (emit, cc -O3, dlopen) median %.1f ms; LLVM JIT median %.1f ms (%.1fx)\n",
-              c_times.size(), median(c_times) * 1e3, median(jit_times) * 1e3, median(c_times) / median(jit_times));
-  std::cout << "load at the end " << uptime() << "\n";
+              c_times.size(), bench::median(c_times) * 1e3, bench::median(jit_times) * 1e3, bench::median(c_times) / bench::median(jit_times));
+  std::cout << "load at the end " << bench::load_average() << "\n";
   std::filesystem::remove_all(dir);
   return 0;
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/guarded_main.h"
 #include "codegen/compile.h"
 #include "codegen/measure.h"
@@ -29,6 +30,9 @@ using namespace kriek;
 namespace fs = std::filesystem;
 
 namespace {
+
+using bench::load_average;
+using bench::median;
 
 struct Kernel {
   std::string symbol, spec, backend;
@@ -48,17 +52,6 @@ std::string read(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-std::string load_average() {
-  std::string s = read("/proc/loadavg");
-  while (!s.empty() && s.back() == '\n') s.pop_back();
-  return s;
 }
 
 /// The GFLOP/s `kriek run` reports for `spec` (0 when it fails: its output goes to stderr).

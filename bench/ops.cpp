@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "bench/guarded_main.h"
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
@@ -43,17 +44,8 @@ using namespace kriek::codegen;
 
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, separator);) out.push_back(item);
-  return out;
-}
+using bench::median;
+using bench::split;
 
 /// Sizes from L1-resident to beyond L2, powers of two and odd, both reduction axes.
 const std::vector<std::string> kReductions = {
@@ -143,18 +135,18 @@ int run(int argc, char** argv) {
   int rounds = 5;
   for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
-    if (i + 1 >= argc) user_error("bench_ops: ", flag, " needs a value");
+    if (i + 1 >= argc) user_error("", flag, " needs a value");
     const std::string value = argv[i + 1];
     if (flag == "--suites") suites = value;
     else if (flag == "--table") table_path = value;
     else if (flag == "--profile") profile_path = value;
     else if (flag == "--csv") csv_path = value;
     else if (flag == "--rounds") rounds = std::max(1, std::atoi(value.c_str()));
-    else user_error("bench_ops: unknown flag ", flag);
+    else user_error("unknown flag ", flag);
   }
   std::vector<std::string> chosen = split(suites, ',');
   for (const std::string& s : chosen) {
-    if (s != "reductions" && s != "elementwise" && s != "epilogues") user_error("bench_ops: unknown suite ", s);
+    if (s != "reductions" && s != "elementwise" && s != "epilogues") user_error("unknown suite ", s);
   }
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const Target& target = host_target();
@@ -166,10 +158,12 @@ int run(int argc, char** argv) {
   std::ostringstream csv;
   csv << "suite,spec,level,gflops,gbytes_per_s,level_gbytes_per_s,of_bandwidth,fused_over_plain\n";
 
-  const bool streams = std::find_if(chosen.begin(), chosen.end(), [](const std::string& s) { return s != "epilogues"; }) !=
-                       chosen.end();
+  // Only the streaming suites compare against the levels' bandwidth.
   std::optional<TargetProfile> profile;
-  if (streams) profile = bandwidth_profile(profile_path);
+  if (std::any_of(chosen.begin(), chosen.end(), [](const std::string& s) { return s != "epilogues"; })) {
+    profile = bandwidth_profile(profile_path);
+  }
+  std::cout << "load " << bench::load_average() << "\n";
   for (const std::string& suite : chosen) {
     if (suite == "epilogues") {
       std::printf("\nepilogues: compose[matmul, add, relu] (bias row, relu) against the matmul alone, 1 thread\n");
@@ -224,6 +218,7 @@ int run(int argc, char** argv) {
     if (!out) user_error("cannot write ", csv_path);
   }
   std::printf("(medians of %d rounds)\n", rounds);
+  std::cout << "load at the end " << bench::load_average() << "\n";
   return 0;
 }
 

@@ -20,6 +20,7 @@
 
 #include "cache/synthetic_table.h"
 #include "cache/table_dir.h"
+#include "bench/bench_util.h"
 #include "cache/table_tools.h"
 #include "spec/error.h"
 #include "spec/text.h"
@@ -31,6 +32,9 @@ using namespace kriek;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+using bench::load_average;
+using bench::median;
 
 struct Run {
   double seconds = 0;
@@ -67,11 +71,6 @@ Run run(const std::string& command, const std::filesystem::path& dir) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) user_error("'", command, "' failed: ", r.out);
   return r;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -116,14 +115,6 @@ double cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
-
-/// The 1-minute load average, as uptime prints it.
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one;
-  in >> one;
-  return one;
 }
 
 double wall_seconds() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
