@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/emit_c.h"
@@ -102,5 +103,24 @@ bool host_runs(const Target& target);
 
 /// A fresh private directory under $TMPDIR (or /tmp) named kriek-XXXXXX.
 std::filesystem::path make_temp_dir();
+
+/// Removes a directory and everything in it when it goes out of scope, whatever the way out (errors ignored):
+/// the work and staging directories of builds. Movable, so a vector can hold several.
+class RemoveAtExit {
+ public:
+  explicit RemoveAtExit(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  RemoveAtExit(RemoveAtExit&& other) noexcept : dir_(std::exchange(other.dir_, {})) {}
+  RemoveAtExit& operator=(RemoveAtExit&&) = delete;
+  RemoveAtExit(const RemoveAtExit&) = delete;
+  RemoveAtExit& operator=(const RemoveAtExit&) = delete;
+  ~RemoveAtExit() {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+  const std::filesystem::path& path() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
 
 }  // namespace kriek::codegen

@@ -156,20 +156,13 @@ int run_library(const std::vector<std::string>& raw) {
   if (!is_c_identifier(options.name)) user_error("--name '", options.name, "' is not a C identifier");
 
   Args build_args = args;
-  std::vector<std::filesystem::path> temporary;  // removed once the build is done, whatever its outcome
-  struct Cleanup {
-    std::vector<std::filesystem::path>& dirs;
-    ~Cleanup() {
-      std::error_code ec;
-      for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
-    }
-  } cleanup{temporary};
+  std::vector<codegen::RemoveAtExit> temporary;  // removed once the build is done, whatever its outcome
   if (mpi.size() > 1) {
     auto ranked = synthesize_over_ranks(mpi, entries, args, target, options);
     if (!ranked) return 0;
     build_args = ranked->args;
-    if (!ranked->temporary.empty()) temporary.push_back(ranked->temporary);
-    temporary.push_back(ranked->prebuilt);
+    if (!ranked->temporary.empty()) temporary.emplace_back(ranked->temporary);
+    temporary.emplace_back(ranked->prebuilt);
     options.prebuilt = ranked->prebuilt;
   }
   const LibraryReport report = build_library(entries, build_args, options);

@@ -234,16 +234,12 @@ void install(const fs::path& staging, const fs::path& out) {
   if (ec) user_error("cannot install the library into ", out.string(), ": ", ec.message());
 }
 
-/// Where a kernel's object and measurements were found.
-struct Found {
-  fs::path dir;  ///< empty: nowhere
-};
-
-/// The first of `dirs` (empty ones skipped) holding `k`'s object and measurements; reads the measurements into k.
-Found find_built(LibraryKernel& k, std::initializer_list<fs::path> dirs) {
+/// The first of `dirs` (empty ones skipped) holding `k`'s object and measurements, which it reads into k; empty
+/// when none does.
+fs::path find_built(LibraryKernel& k, std::initializer_list<fs::path> dirs) {
   for (const fs::path& dir : dirs) {
     if (!dir.empty() && fs::exists(dir / (k.source_hash + ".o")) && read_result(dir / (k.source_hash + ".result"), k)) {
-      return Found{dir};
+      return dir;
     }
   }
   return {};
@@ -263,24 +259,21 @@ void prebuild_kernel(const LibraryEntry& entry, const Args& args, const LibraryO
   LibraryKernel k{entry, {}, 0, "", 0, 0, 0, false};
   k.code = kernel_code(s.impl, s.target(), entry.symbol, options.backend);
   k.source_hash = source_hash(k, s.target());
-  if (!find_built(k, {cache_dir(fs::absolute(options.out)), dir}).dir.empty()) return;
-  const fs::path work = codegen::make_temp_dir();
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{work};
+  if (!find_built(k, {cache_dir(fs::absolute(options.out)), dir}).empty()) return;
+  const codegen::RemoveAtExit work(codegen::make_temp_dir());
   BuildProgress progress(1);
-  const fs::path object = build_object(k, s.target(), work);
-  if (!verify_kernel(object, k, work, options.time_budget, progress).empty()) return;
-  // The result first, then the object: a reader that sees the object sees its measurements too.
-  const std::string unique = "." + std::to_string(getpid());
-  write_text(dir / (k.source_hash + ".result" + unique), result_text(k));
-  fs::rename(dir / (k.source_hash + ".result" + unique), dir / (k.source_hash + ".result"));
-  fs::copy_file(object, dir / (k.source_hash + ".o" + unique), fs::copy_options::overwrite_existing);
-  fs::rename(dir / (k.source_hash + ".o" + unique), dir / (k.source_hash + ".o"));
+  const fs::path object = build_object(k, s.target(), work.path());
+  if (!verify_kernel(object, k, work.path(), options.time_budget, progress).empty()) return;
+  // Each file copied under a name of this process's, then renamed into place (another rank may write the same
+  // one); the result first, so that a reader that sees the object sees its measurements too.
+  const fs::path result = work.path() / (k.source_hash + ".result");
+  write_text(result, result_text(k));
+  for (const fs::path& file : {result, object}) {
+    const fs::path to = dir / (k.source_hash + file.extension().string());
+    const fs::path staged = to.string() + "." + std::to_string(getpid());
+    fs::copy_file(file, staged, fs::copy_options::overwrite_existing);
+    fs::rename(staged, to);
+  }
 }
 
 LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args& args,
@@ -293,13 +286,7 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
   const fs::path staging = out.parent_path() / ("." + out.filename().string() + ".kriek-" + std::to_string(getpid()));
   fs::remove_all(staging);
   fs::create_directories(cache_dir(staging));
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(dir, ec);
-    }
-  } cleanup{staging};
+  const codegen::RemoveAtExit cleanup(staging);  // gone once installed (renamed), or on any error
   const fs::path work = staging / "build";
   fs::create_directories(work);
 
@@ -315,7 +302,6 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
                    e.spec_text + "\n");
     LibraryKernel k{e, {}, 0, "", 0, 0, 0, false};
     std::string why;
-    bool prebuilt = false;
     try {
       Synthesis s = synthesize(e.spec_text, args);
       s.save_table();
@@ -329,14 +315,13 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
       k.code = kernel_code(s.impl, s.target(), e.symbol, options.backend);
       k.source_hash = source_hash(k, s.target());
       const fs::path object = cache_dir(staging) / (k.source_hash + ".o");
-      const Found found = find_built(k, {cache_dir(out), options.prebuilt});
-      if (!found.dir.empty()) {
-        fs::copy_file(found.dir / (k.source_hash + ".o"), object, fs::copy_options::overwrite_existing);
-        fs::copy_file(found.dir / (k.source_hash + ".result"), cache_dir(staging) / (k.source_hash + ".result"),
+      const fs::path found = find_built(k, {cache_dir(out), options.prebuilt});
+      if (!found.empty()) {
+        fs::copy_file(found / (k.source_hash + ".o"), object, fs::copy_options::overwrite_existing);
+        fs::copy_file(found / (k.source_hash + ".result"), cache_dir(staging) / (k.source_hash + ".result"),
                       fs::copy_options::overwrite_existing);
-        k.reused = found.dir == cache_dir(out);
-        if (!k.reused) ++report.compiled;
-        prebuilt = !k.reused;
+        k.reused = found == cache_dir(out);
+        if (!k.reused) ++report.compiled;  // by the rank that synthesized it
       } else {
         progress.stage(BuildProgress::Stage::object);
         fs::rename(build_object(k, s.target(), work), object);
@@ -347,8 +332,9 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
       std::ostringstream report_line;
       report_line << "    " << s.stats_line() << "\n    ";
       if (why.empty()) {
-        report_line << (k.reused ? "unchanged: object and measurements reused, "
-                                 : prebuilt ? "compiled, verified by another rank, " : "compiled, verified, ")
+        report_line << (k.reused         ? "unchanged: object and measurements reused, "
+                        : !found.empty() ? "compiled, verified by another rank, "
+                                         : "compiled, verified, ")
                     << std::fixed << std::setprecision(1) << k.gflops << " GFLOP/s";
       } else {
         report_line << why;
