@@ -137,6 +137,10 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) override {
     const CView& out = ops.back();
     const auto made = register_depth_.find(out.base);
+    std::vector<std::optional<Affine>> offsets;  // of the operands in memory (nullopt: a blocked layout's)
+    for (const CView& op : ops) {
+      if (op.storage == Storage::memory) offsets.push_back(affine_offset(op, zeros(op.rank())));
+    }
     for (std::size_t i = 0; i < loops_.size(); ++i) {
       Frame& f = loops_[i];
       f.micro_kernel |= k == KernelKind::bcast_fma;
@@ -145,9 +149,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
       // Registers made inside the loop hold one iteration's values: writing them again is no accumulation.
       const bool per_iteration = out.storage != Storage::memory && made != register_depth_.end() && made->second > i;
       f.accumulates |= !per_iteration && !mentions(out.origin, f.var);
-      for (const CView& op : ops) {
-        if (op.storage != Storage::memory) continue;
-        const std::optional<Affine> at = affine_offset(op, zeros(op.rank()));
+      for (const std::optional<Affine>& at : offsets) {
         const std::int64_t step = at ? coefficient(*at, f.var) : -1;
         f.strided |= step != 0 && step != 1;
       }
@@ -211,6 +213,17 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     bool strided = false;
     std::string var = {};  ///< the loop's variable (serial loops)
   };
+  /// The coefficient of `var` in `a` (0 without a term in it).
+  static std::int64_t coefficient(const Affine& a, const std::string& var) {
+    for (const auto& [name, k] : a.terms()) {
+      if (name == var) return k;
+    }
+    return 0;
+  }
+  /// True when some coordinate of `origin` has a term in `var`.
+  static bool mentions(const Coord& origin, const std::string& var) {
+    return std::any_of(origin.begin(), origin.end(), [&](const Affine& a) { return coefficient(a, var) != 0; });
+  }
   /// Whether LLVM may unroll a loop. The Impl's loops stay as the Impl says (the lowering unrolls register axes
   /// itself), except short ones (at most kUnrollTrips) around the micro-kernel: a conv's taps, which rolled ran
   /// conv 1x30x30x8 3x3x8x8 at 0.66x C and unrolled at 1.0x. Longer ones unrolled had LLVM hoist every filter
@@ -222,19 +235,6 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   /// pre-empt: a scalar reduction's 13-element tail rolled ran reducesum[axis=1] 67x45 at 0.51x C on AVX-512
   /// (its loops accumulate, or read rows 45 apart); the rank-2 conv 30x30 3x3x8's loop over 8 output channels
   /// unrolled became 4-wide SLP code with spills, 0.28-0.33x C, and rolled it is vectorized.
-  /// The coefficient of `var` in `a` (0 without a term in it).
-  static std::int64_t coefficient(const Affine& a, const std::string& var) {
-    for (const auto& [name, k] : a.terms()) {
-      if (name == var) return k;
-    }
-    return 0;
-  }
-  /// True when some coordinate of `origin` has a term in `var`.
-  static bool mentions(const Coord& origin, const std::string& var) {
-    return std::any_of(origin.begin(), origin.end(), [&](const Affine& a) {
-      return std::any_of(a.terms().begin(), a.terms().end(), [&](const auto& t) { return t.first == var; });
-    });
-  }
   enum class Unroll : std::uint8_t { allowed, disabled };
   static constexpr std::int64_t kUnrollTrips = 4;
   static Unroll unroll(const Frame& f) {
