@@ -62,6 +62,12 @@ std::uint64_t size_flag(const Args& args, std::string_view flag, std::uint64_t f
   return std::stoull(v->substr(0, digits)) * scale;
 }
 
+MemoryUse command_limits(const Args& args, const Target& target) {
+  const MemoryUse limits = default_limits(target);
+  const std::string* m = args.get("--memory");
+  return m ? parse_memory_limits(*m, limits) : limits;
+}
+
 void write_file_atomically(const std::string& path, const std::string& text) {
   const std::string temp = path + ".tmp";
   {

@@ -59,13 +59,6 @@ int interactive(const Target& target, const MemoryUse& limits, codegen::Backend 
   return 0;
 }
 
-/// The memory limits of --memory on top of the default ones.
-MemoryUse session_limits(const Args& args, const Target& target) {
-  const MemoryUse limits = default_limits(target);
-  const auto* m = args.get("--memory");
-  return m ? parse_memory_limits(*m, limits) : limits;
-}
-
 /// The backend `run` compiles with (--backend).
 codegen::Backend session_backend(const Args& args) {
   const auto* b = args.get("--backend");
@@ -78,7 +71,7 @@ int run_repl_command(const std::vector<std::string>& raw) {
   const Args args = parse_args(raw, {"--target", "--profile", "--memory", "--backend"}, {"--no-profile"});
   if (!args.positional.empty()) user_error("kriek repl takes no arguments (got '", args.positional[0], "')");
   const Target target = command_target(args);
-  const MemoryUse limits = session_limits(args, target);
+  const MemoryUse limits = command_limits(args, target);
   const codegen::Backend backend = session_backend(args);
   if (isatty(STDIN_FILENO)) return interactive(target, limits, backend);
   return run_repl(std::cin, std::cout, std::cerr, false, target, limits, backend);
@@ -89,7 +82,7 @@ int run_script(const std::vector<std::string>& raw) {
   if (args.positional.size() != 1) user_error("usage: kriek script FILE [--target T] [--memory L1=32K,...] [--backend B]");
   std::istringstream file(read_user_file(args.positional[0], "the script"));
   const Target target = command_target(args);
-  return run_repl(file, std::cout, std::cerr, false, target, session_limits(args, target), session_backend(args));
+  return run_repl(file, std::cout, std::cerr, false, target, command_limits(args, target), session_backend(args));
 }
 
 }  // namespace kriek::tools

@@ -68,8 +68,7 @@ int run_query(const std::vector<std::string>& raw) {
   if (args.positional.size() != 1) user_error("usage: kriek query SPEC [--table FILE] [--memory ...] [--frontier]");
   const Target target = command_target(args);
   const Spec spec = parse_spec(args.positional[0], target);
-  MemoryUse limits = default_limits(target);
-  if (const auto* m = args.get("--memory")) limits = parse_memory_limits(*m, limits);
+  const MemoryUse limits = command_limits(args, target);
   const std::filesystem::path path =
       args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
   query(path, spec, target, limits, args.has("--frontier") ? 0 : 1);

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "impl/memory.h"
 #include "spec/target.h"
 
 namespace kriek::tools {
@@ -56,6 +57,10 @@ std::uint64_t size_flag(const Args& args, std::string_view flag, std::uint64_t f
 /// when it does not apply), none with `--no-profile`, else the default profile when there is one (ignored with a
 /// note on stderr when it was measured for other hardware; one that does not parse is a UserError naming the line).
 Target command_target(const Args& args);
+
+/// The memory limits an Impl is picked within: `--memory LEVEL=SIZE,...` on top of the default ones
+/// (impl/memory.h's default_limits); a UserError naming a bad entry.
+MemoryUse command_limits(const Args& args, const Target& target);
 
 /// The per-user DP table of `target` from $XDG_CACHE_HOME, else $HOME (cache/table_files.h).
 std::filesystem::path default_table_path(const Target& target);

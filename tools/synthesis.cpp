@@ -88,8 +88,7 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   const Target target = command_target(args);
   s.spec = parse_spec(text, target);
   refuse_beyond_memory(s.spec);
-  s.limits = default_limits(target);
-  if (const auto* m = args.get("--memory")) s.limits = parse_memory_limits(*m, s.limits);
+  s.limits = command_limits(args, target);
   const SynthOptions options{.threads = positive_flag(args, "--threads", 0),
                              .max_memory = static_cast<std::int64_t>(size_flag(args, "--max-memory", 0))};
   s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
