@@ -5,6 +5,7 @@
 #include <cctype>
 #include <ostream>
 #include <sstream>
+#include <vector>
 
 #include "spec/error.h"
 #include "spec/target.h"
@@ -36,6 +37,7 @@ MemoryUse default_limits(const Target& target) {
 MemoryUse parse_memory_limits(const std::string& text, MemoryUse base) {
   std::stringstream in(text);
   std::string item;
+  std::vector<Level> seen;
   while (std::getline(in, item, ',')) {
     const auto eq = item.find('=');
     if (eq == std::string::npos) user_error("memory limit '", item, "' is not LEVEL=BYTES (e.g. L1=32K)");
@@ -43,6 +45,10 @@ MemoryUse parse_memory_limits(const std::string& text, MemoryUse base) {
     std::string value = item.substr(eq + 1);
     auto level = parse_level(name);
     if (!level) user_error("memory limit '", item, "' names no level (GL, L2, L1, VRF, RF)");
+    if (std::find(seen.begin(), seen.end(), *level) != seen.end()) {
+      user_error("memory limit '", item, "' repeats level ", name);
+    }
+    seen.push_back(*level);
     std::int64_t scale = 1;
     if (!value.empty()) {
       const char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(value.back())));

@@ -51,3 +51,15 @@ TEST_CASE("default limits keep half of L2 for streams, --memory overrides them l
   CHECK(user[Level::L2] == 2 * 1024 * 1024);
   CHECK(user[Level::L1] == cap[Level::L1]);
 }
+
+TEST_CASE("--memory errors name the bad item", "[impl][memory]") {
+  const MemoryUse def = default_limits(named_target("avx512"));
+  CHECK_THROWS_WITH(parse_memory_limits("L2", def), Catch::Contains("'L2' is not LEVEL=BYTES"));
+  CHECK_THROWS_WITH(parse_memory_limits("L9=1K", def), Catch::Contains("'L9=1K' names no level"));
+  for (const char* bad : {"L2=", "L2=zz", "L2=-1K", "L2=1.5M", "L2=99999999999999999999K"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(parse_memory_limits(bad, def), Catch::Contains(std::string("'") + bad + "' has no byte count"));
+  }
+  CHECK_THROWS_WITH(parse_memory_limits("L1=1K,L1=2K", def), Catch::Contains("'L1=2K' repeats level L1"));
+  CHECK(parse_memory_limits("L1=1K,L2=1M", def)[Level::L1] == 1024);
+}
