@@ -52,7 +52,7 @@ TEST_CASE("default limits keep half of L2 for streams, --memory overrides them l
   CHECK(user[Level::L1] == cap[Level::L1]);
 }
 
-TEST_CASE("--memory errors name the bad item", "[impl][memory]") {
+TEST_CASE("memory limit errors (--memory) name the bad item", "[impl][memory]") {
   const MemoryUse def = default_limits(named_target("avx512"));
   CHECK_THROWS_WITH(parse_memory_limits("L2", def), Catch::Contains("'L2' is not LEVEL=BYTES"));
   CHECK_THROWS_WITH(parse_memory_limits("L9=1K", def), Catch::Contains("'L9=1K' names no level"));
