@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 
 namespace kriek::tools {
@@ -24,6 +25,11 @@ ProgressLine::ProgressLine(std::function<std::string()> render) : render_(std::m
     return;
   }
   if (!isatty(STDERR_FILENO)) return;
+  if (const char* ms = std::getenv("KRIEK_PROGRESS_MS")) {
+    char* end = nullptr;
+    const long v = std::strtol(ms, &end, 10);
+    if (end != ms && *end == '\0' && v > 0 && v <= 60000) period_ = std::chrono::milliseconds(v);
+  }
   outermost = this;
   thread_ = std::thread([this] { loop(); });
 }
@@ -64,7 +70,7 @@ std::string ProgressLine::render_all() {
 
 void ProgressLine::loop() {
   std::unique_lock<std::mutex> lock(line_mutex);
-  while (!wake_.wait_for(lock, kPeriod, [this] { return done_; })) {
+  while (!wake_.wait_for(lock, period_, [this] { return done_; })) {
     std::cerr << "\r" << render_all() << "\033[K" << std::flush;
   }
 }

@@ -1,5 +1,5 @@
 // One live status line on stderr when it is a terminal (nothing otherwise): rewritten every half second from a
-// render function, cleared at the end. Lines nest: one made while another is alive renders as a part of the
+// render function (KRIEK_PROGRESS_MS sets another period, e.g. for tests), cleared at the end. Lines nest: one made while another is alive renders as a part of the
 // outer one's line (`kriek library`'s bar, then the running search's counters), so a terminal never shows two
 // lines fighting over one row.
 #pragma once
@@ -32,7 +32,8 @@ class ProgressLine {
   void loop();
   std::string render_all();
 
-  static constexpr std::chrono::milliseconds kPeriod{500};
+  static constexpr std::chrono::milliseconds kDefaultPeriod{500};
+  std::chrono::milliseconds period_ = kDefaultPeriod;
   std::function<std::string()> render_;
   ProgressLine* outer_ = nullptr;  ///< the line this one is a part of
   ProgressLine* inner_ = nullptr;  ///< the part drawn after this one's text
