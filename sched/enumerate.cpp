@@ -129,7 +129,9 @@ void splits(const Spec& spec, const ConvPath& cp, const Target& target, std::vec
     return;
   }
   if (const auto r = reduction_of(spec)) {
+    const bool in_memory = !is_register_level(spec.output().level);
     for (std::int64_t k : tile_sizes(r->extent, false, false)) {
+      if (in_memory && k < kMinMemorySplit) continue;
       if (!split_fails(Split{k}, spec, target)) out.emplace_back(Split{k});
     }
   }

@@ -82,6 +82,12 @@ namespace kriek {
 /// DP weighs the launch against the split work (matmul 64^3 on 2 threads 1.34x, 82x99x63 1.48x its serial pick).
 inline constexpr double kParallelMinFlops = 1 << 19;
 
+/// The smallest reduction chunk a split takes while the output is in memory. Each chunk reads and writes the
+/// output tile again, one load and one store per vector of output for k/width FMAs: below one vector of k the
+/// traffic outweighs the work, and a tile whose output fits in registers moves it there before splitting
+/// finely (matmul 96x192x768: 29% of the Specs solved were matmul[acc] with output in memory and k < 16).
+inline constexpr std::int64_t kMinMemorySplit = 16;
+
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;
 
