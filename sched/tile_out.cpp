@@ -188,21 +188,44 @@ Why vector_move_fails(const Spec& spec, const Loop& loop) {
   return std::nullopt;
 }
 
-}  // namespace
+/// Precondition (8): one k-step of a register tile cut into column tiles keeps its rows' broadcasts in registers
+/// across the calls (the compiler loads each lhs element once), beside all the accumulators and one call's rhs.
+Why shared_broadcasts_fail(const TileOut& action, const Spec& spec, const Target& target) {
+  if (!std::holds_alternative<Matmul>(spec.op)) return std::nullopt;
+  const TensorSpec& a = spec.input(0);
+  const TensorSpec& c = spec.output();
+  const std::size_t r = c.rank();
+  if (c.level != Level::VRF || a.shape.back() != 1 || is_register_level(a.level)) return std::nullopt;
+  const std::int64_t n = c.shape[r - 1], tile_n = action.tile[r - 1];
+  if (tile_n == n) return std::nullopt;
+  const std::int64_t width = target.vector_elements(c.dtype);
+  const auto regs = [&](std::int64_t cols) { return (cols + width - 1) / width; };
+  const std::int64_t needed = c.shape[r - 2] * regs(n) + action.tile[r - 2] + regs(tile_n);
+  if (needed <= target.vector_registers) return std::nullopt;
+  return not_applicable("tile_out", 8, "columns of ", tile_n, " of the ", shape_text(c.shape),
+                        " register tile need ", needed, " vector registers (accumulators, one broadcast per row ",
+                        "shared by the column tiles, one tile's rhs), the target has ", target.vector_registers);
+}
 
-std::optional<NotApplicable> tile_out_fails(const TileOut& action, const Spec& spec, const Target&) {
-  if (Why w = shape_fails(action, spec)) return w;
-  if (!has_vrf_operand(spec)) return std::nullopt;
-  const Loop loop = tile_loop(action, spec);
+/// Preconditions (5), (6) and (8), which only Specs with an operand in VRF can fail.
+Why register_fails(const TileOut& action, const Spec& spec, const Target& target, const Loop& loop) {
   if (Why w = vrf_fails(spec, loop)) return w;
+  if (Why w = shared_broadcasts_fail(action, spec, target)) return w;
   return vector_move_fails(spec, loop);
 }
 
-ExpandResult expand_tile_out(const TileOut& action, const Spec& spec, const Target&) {
+}  // namespace
+
+std::optional<NotApplicable> tile_out_fails(const TileOut& action, const Spec& spec, const Target& target) {
+  if (Why w = shape_fails(action, spec)) return w;
+  if (!has_vrf_operand(spec)) return std::nullopt;
+  return register_fails(action, spec, target, tile_loop(action, spec));
+}
+
+ExpandResult expand_tile_out(const TileOut& action, const Spec& spec, const Target& target) {
   if (Why w = shape_fails(action, spec)) return *w;
   Loop loop = tile_loop(action, spec);
-  if (Why w = vrf_fails(spec, loop)) return *w;
-  if (Why w = vector_move_fails(spec, loop)) return *w;
+  if (Why w = register_fails(action, spec, target, loop)) return *w;
   return expansion(spec, std::move(loop));
 }
 

@@ -15,7 +15,12 @@ namespace kriek {
 ///   (6) in a Move between VRF and memory, every tile of the memory side stays contiguous (vec_load and vec_store
 ///       need it; without this the tiles would be dead ends);
 ///   (7) no conv of the Spec (a Compose's stages included) is padded: a tile's image window would start before
-///       the image (pad_image makes the padding real first).
+///       the image (pad_image makes the padding real first);
+///   (8) one k-step of a register tile (a matmul with k = 1, the lhs in memory, the output in VRF) is cut into
+///       column tiles only if all its accumulators, one broadcast per tile row and one tile's rhs registers fit
+///       the vector registers: the calls share their rows' broadcasts once compiled (a 7x64 tile as two 7x32
+///       calls needs 37 and spilled in its inner loop: 115 against 167 GFLOP/s for 7x32 tiles, conv
+///       1x14x14x256 3x3x256x512 stride 2 with packed filters).
 /// The loop has one axis per tiled output dimension, in dimension order; loop kind tile; serial bodies when
 /// parallel.
 ExpandResult expand_tile_out(const TileOut& action, const Spec& spec, const Target& target);

@@ -71,6 +71,18 @@ TEST_CASE("tile_out (6): a Move between VRF and memory keeps the memory tiles co
              Contains("tile_out (6): the memory side's tile 2x8x8 is strided; vec_load and vec_store need it"));
 }
 
+TEST_CASE("tile_out (8): a register tile's column tiles fit with their rows' shared broadcasts", "[sched][tile_out]") {
+  // One k-step of a matmul into registers (avx512: 32 registers of 16): 7x64 as two 7x32 calls needs 28
+  // accumulators, 7 broadcasts and 2 rhs registers; 6x64 as two 6x32 calls needs 24 + 6 + 2 = 32.
+  const auto step = [](std::int64_t m) {
+    return Spec{Matmul{true}, {ts({m, 1}), ts({1, 64}), vrf({m, 64})}, false};
+  };
+  CHECK_THAT(reason(TileOut{{7, 32}}, step(7)),
+             Contains("tile_out (8): columns of 32 of the 7x64 register tile need 37 vector registers"));
+  applied(TileOut{{6, 32}}, step(6));
+  applied(TileOut{{1, 64}}, step(7));  // rows alone share the rhs, not the broadcasts
+}
+
 TEST_CASE("tile_out maps operands by op kind", "[sched][tile_out]") {
   CHECK(body_shapes(TileOut{{6, 64}}, matmul({64, 32}, {32, 64})) == std::vector<Shape>{{6, 32}, {32, 64}, {6, 64}});
   CHECK(body_shapes(TileOut{{2, 3, 5}}, matmul({4, 6, 7}, {4, 7, 5})) ==
