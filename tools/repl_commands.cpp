@@ -85,6 +85,9 @@ std::vector<std::string> complete_move(const ReplSession& s, std::size_t i) {
 std::vector<std::string> complete_bufferize(const ReplSession&, std::size_t i) {
   return i == 1 ? level_words() : i == 2 ? layout_words() : std::vector<std::string>{};
 }
+std::vector<std::string> complete_pad_image(const ReplSession&, std::size_t i) {
+  return i == 0 ? level_words() : i == 1 ? layout_words() : std::vector<std::string>{};
+}
 std::vector<std::string> complete_select(const ReplSession&, std::size_t) {
   std::vector<std::string> out;
   for (KernelKind k : kAllKernels) out.emplace_back(kernel_name(k));
@@ -156,6 +159,14 @@ void run_bufferize(ReplSession& s, const Words& words, const std::string& line, 
   s.push(s.current().bufferize(static_cast<std::uint8_t>(number(words[1], "the cut")), level_arg(words[2]),
                                layout_arg(words, 3)),
          line, out);
+}
+
+void run_pad_image(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
+  s.push(s.current().apply(PadImage{level_arg(words[1]), layout_arg(words, 2)}), line, out);
+}
+
+void run_to_matmul(ReplSession& s, const Words&, const std::string& line, std::ostream& out) {
+  s.push(s.current().apply(ToMatmul{}), line, out);
 }
 
 void run_select(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
@@ -297,6 +308,10 @@ const std::vector<ReplCommand>& repl_commands() {
       {"to_accum", "", "zero the output, then accumulate", 0, 0, nullptr, run_to_accum},
       {"bufferize", "CUT LEVEL [LAYOUT]", "cut a compose before stage CUT with a buffer", 2, 3, complete_bufferize,
        run_bufferize},
+      {"pad_image", "LEVEL [LAYOUT]", "read a padded conv's image from a zero-bordered copy at LEVEL", 1, 2,
+       complete_pad_image, run_pad_image},
+      {"to_matmul", "", "compute a conv with a 1x1 window as a matmul over views of its operands", 0, 0, nullptr,
+       run_to_matmul},
       {"select", "KERNEL", "implement the focused hole with a kernel", 1, 1, complete_select, run_select},
       {"focus", "hN", "apply the next operators to hole hN", 1, 1, complete_focus, run_focus},
       {"complete", "[hN|all]", "fill hole hN, or every hole (the default), with the DP's best", 0, 1,

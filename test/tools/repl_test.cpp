@@ -85,6 +85,21 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   CHECK(r.out.find("us per call (run)") != std::string::npos);
 }
 
+TEST_CASE("repl: pad_image and to_matmul, the conv steps actions lists, apply by hand", "[tools][repl]") {
+  const Result r = script("conv_steps.kriek",
+                          "spec conv[pad=1] 1x6x6x4 3x3x4x8 f32\npad_image L2 row\nfocus h3\nactions\ncomplete all\n"
+                          "check\nspec conv 1x4x4x8 1x1x8x16 f32\nto_matmul\ncomplete\ncheck\n");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("pad[L2 1x1] imgp <- img") && Contains("as_matmul ("));
+  CHECK(r.out.find("matches the reference") != r.out.rfind("matches the reference"));  // both
+  const Result bad = script("conv_steps_bad.kriek", "spec conv 1x4x4x8 3x3x8x16 f32\npad_image L2\n");
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.out, Contains("line 2") && Contains("pad_image"));
+  const Result bad_mm = script("conv_steps_bad2.kriek", "spec conv 1x4x4x8 3x3x8x16 f32\nto_matmul\n");
+  CHECK(bad_mm.status == 1);
+  CHECK_THAT(bad_mm.out, Contains("line 2") && Contains("to_matmul (3): the filter window is 3x3"));
+}
+
 TEST_CASE("repl: run follows kriek script --backend, a bad backend is one line", "[tools][repl][llvm]") {
   const std::string file = temp_file("backend.kriek", "spec matmul 4x8x16 f32\ncomplete\nrun\n");
   const Result r = shell(std::string(KRIEK_BINARY) + " script " + file + " --target " + runnable_target() +
