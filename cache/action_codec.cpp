@@ -4,6 +4,8 @@
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
 
+#include "sched/canonical.h"
+#include "sched/enumerate.h"
 #include "spec/stable_hash.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
@@ -127,6 +129,8 @@ const std::string& vocabulary_schema() {
     for (KernelKind k : kAllKernels) s += std::string(kernel_name(k)) + ",";
     s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7,to_matmul@8,pad_image@9;action_version=" +
          std::to_string(kActionVersion);
+    s += ";canonical=" + std::to_string(kCanonicalRulesVersion) +
+         ",parallel_min=" + std::to_string(static_cast<std::int64_t>(kParallelMinFlops));
     return s;
   }();
   return schema;

@@ -18,6 +18,12 @@
 
 namespace kriek {
 
+/// Bumped when a rule changes which Specs are one: a table's frontiers name their children by canonical Spec, so
+/// a table written under other rules cannot rebuild its Impls (cache/action_codec.cpp's vocabulary carries it,
+/// with the constants the rules read).
+inline constexpr int kCanonicalRulesVersion = 1;
+
+
 /// The Spec with serial_only and alignment normalized where they cannot matter (rules above).
 Spec canonical_spec(const Spec& spec);
 /// True when canonical_spec(spec) == spec (without building it).
