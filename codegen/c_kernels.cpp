@@ -168,7 +168,8 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
   }
   for_each_row_register(axis, in, out, isa.width, step, [&](const CView& out_reg, const CView& run) {
     const std::string reg = whole_register(out_reg);
-    w.line(reg + " = " + isa.add + "(" + reg + ", " + isa.load + "(" + run_address(run, KernelKind::vec_sum_rows) + "));");
+    const std::int64_t lanes = volume(out_reg.shape);  // a whole register, or a panel row's partial last one
+    w.line(reg + " = " + isa.add + "(" + reg + ", " + load_register(isa, run, KernelKind::vec_sum_rows, lanes) + ");");
   });
   if (k > 1) w.close();
 }

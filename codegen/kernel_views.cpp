@@ -1,6 +1,8 @@
 // Matrix views, the register pairing of vec_sum_rows and the rows of vec_sum_runs (see kernel_views.h).
 #include "codegen/kernel_views.h"
 
+#include <algorithm>
+
 #include "impl/tiling.h"
 #include "spec/error.h"
 
@@ -21,17 +23,26 @@ Shape matrix_row(const CView& v, std::int64_t cols) {
 
 void for_each_row_register(std::size_t axis, const CView& in, const CView& out, std::int64_t width, const Affine& step,
                            const std::function<void(const CView& reg, const CView& run)>& add) {
-  const auto box = register_box(out.shape, static_cast<std::uint32_t>(width));
-  KRIEK_ASSERT(box.has_value(), "vec_sum_rows: ", out.base, " is not whole registers");
-  Shape in_box = *box;
-  in_box.insert(in_box.begin() + static_cast<std::ptrdiff_t>(axis), 1);
+  // Whole registers (a register may span rows), or register panels: each row in registers of `width`, the last
+  // partial (`reg` then holds the lanes it covers).
+  const auto whole = register_box(out.shape, static_cast<std::uint32_t>(width));
+  const bool panels = !whole.has_value() || out.shape.back() % width != 0;
+  Shape box(out.rank(), 1);
+  if (!panels) box = *whole;
   std::vector<std::int64_t> at(out.rank(), 0);
   while (true) {
     Coord o(at.begin(), at.end()), i = o;
     i.insert(i.begin() + static_cast<std::ptrdiff_t>(axis), step);
-    add(out.sub(o, *box), in.sub(i, in_box));
+    Shape reg = box;
+    if (panels) reg.back() = std::min(width, out.shape.back() - at.back());
+    Shape run = reg;
+    run.insert(run.begin() + static_cast<std::ptrdiff_t>(axis), 1);
+    add(out.sub(o, reg), in.sub(i, run));
     std::size_t d = out.rank();
-    while (d > 0 && (at[d - 1] += (*box)[d - 1]) == out.shape[d - 1]) at[--d] = 0;
+    while (d > 0 && (at[d - 1] += reg[d - 1]) >= out.shape[d - 1]) {
+      at[d - 1] = 0;
+      --d;
+    }
     if (d == 0) return;
   }
 }

@@ -17,8 +17,9 @@ Coord matrix_at(const CView& v, std::int64_t i, std::int64_t j);
 /// A 1 x `cols` extent in such a view.
 Shape matrix_row(const CView& v, std::int64_t cols);
 
-/// For vec_sum_rows (out += the sum of `in` over `axis`, out whole registers of `width` lanes): calls `add` with
-/// each output register's view and the dense run of `in` it adds at position `step` along the axis.
+/// For vec_sum_rows (out += the sum of `in` over `axis`, out whole registers of `width` lanes or register panels):
+/// calls `add` with each output register's view (fewer lanes for a panel row's partial last register) and the
+/// dense run of `in` it adds at position `step` along the axis.
 void for_each_row_register(std::size_t axis, const CView& in, const CView& out, std::int64_t width, const Affine& step,
                            const std::function<void(const CView& reg, const CView& run)>& add);
 

@@ -248,7 +248,8 @@ struct Kernels {
     const std::int64_t k = in.shape[axis];
     const Affine step = k > 1 ? c.open_loop(k) : Affine(0);
     for_each_row_register(axis, in, out, c.width(), step, [&](const CView& reg, const CView& part) {
-      set(reg, b.CreateFAdd(get(reg), load_run(run(part, KernelKind::vec_sum_rows))));
+      const std::int64_t lanes = volume(reg.shape);  // a whole register, or a panel row's partial last one
+      set(reg, b.CreateFAdd(get(reg), load_register(run(part, KernelKind::vec_sum_rows), lanes)));
     });
     if (k > 1) c.close_loop();
   }

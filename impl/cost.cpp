@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "impl/tiling.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
 #include "spec/stable_hash.h"
@@ -113,10 +114,9 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     case KernelKind::vec_sum_rows: {
       // k steps along the axis, each adding one loaded register into every output register: the adds and loads
       // share their ports, the k dependent adds of one register take k latencies, lines stream beside; too few
-      // registers leave the chains waiting.
-      const std::int64_t vs = vector_width(target, out.dtype);
+      // registers leave the chains waiting. A register panel's partial last register is a whole add.
       const Cost steps = static_cast<Cost>(spec.input(0).shape[std::get<ReduceSum>(spec.op).axis]);
-      const Cost adds = steps * static_cast<Cost>(out.elements() / vs);
+      const Cost adds = steps * static_cast<Cost>(registers_of(out));
       return chained(std::max(adds * m.vector_op, adds * m.vector_load), stream_cost(m, spec.input(0)), steps * m.fma_latency);
     }
     case KernelKind::vec_sum_runs: {

@@ -208,16 +208,28 @@ Why sum_runs_rules(const Spec& s, const Target& t) {
 }
 
 /// vec_sum_rows: an outer axis reduced into row-major output registers, the input's slice at each step along the
-/// axis whole registers of dense rows in memory.
+/// axis whole registers of dense rows in memory; or into register panels (each row's last register partial, its
+/// input loaded masked).
 Why sum_rows_rules(const Spec& s, const Target& t) {
   const TensorSpec& in = s.input(0);
   const TensorSpec& out = s.output();
   const std::size_t axis = std::get<ReduceSum>(s.op).axis;
   if (axis + 1 == in.rank()) return fail("the reduced axis ", axis, " is the innermost of ", name(s, 0));
   if (out.level != Level::VRF) return fail("the output ", name(s, 1), " is not in VRF");
-  if (!out.layout.same_placement(Layout::row_major(), out.shape)) return fail(name(s, 1), " is not row-major");
+  if (!in_register_panels(out) && !out.layout.same_placement(Layout::row_major(), out.shape)) {
+    return fail(name(s, 1), " is neither row-major nor register panels");
+  }
   if (!is_memory(in.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
   const auto width = static_cast<std::uint32_t>(t.vector_elements(Dtype::f32));
+  if (in_register_panels(out)) {
+    // Rows of registers, each row's last one partial: the input's rows at each step loaded alike, masked.
+    if (out.vector_size != width) return fail(name(s, 1), " has vector size ", out.vector_size, ", not ", width);
+    if (!register_panels_dense(reduced_slice(in, axis), width)) {
+      return fail(name(s, 0), " is not dense rows at each step along axis ", axis, " (", layout_text(in.layout),
+                  in.contiguous ? "" : ", strided", ")");
+    }
+    return std::nullopt;
+  }
   if (!register_box(out.shape, width)) return fail(name(s, 1), " does not split into whole registers of ", width);
   if (!register_rows_dense(reduced_slice(in, axis), width)) {
     return fail(name(s, 0), " is not whole registers of dense rows at each step along axis ", axis, " (",

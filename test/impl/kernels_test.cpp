@@ -276,8 +276,13 @@ TEST_CASE("vec_sum_rows: an outer axis into row-major output registers, input re
   rejects(k, reduce(1, ts({16, 16}), vec({16})), "the reduced axis 1 is the innermost of operand 0 (16x16 GL)");
   rejects(k, reduce(0, ts({4, 16}), ts({16}, Level::L1)), "the output operand 1 (16 L1) is not in VRF");
   rejects(k, reduce(0, ts({4, 2, 8}), ts({2, 8}, Level::VRF, Layout::col_major(), 16)),
-          "operand 1 (2x8 VRF) is not row-major");
+          "operand 1 (2x8 VRF) is neither row-major nor register panels");
   rejects(k, reduce(0, vec({1, 16}), vec({16})), "operand 0 (1x16 VRF) is not in memory");
+  // Register panels: each output row's last register partial, its input rows loaded masked.
+  accepts(k, reduce(0, ts({67, 45}), panels({45})));
+  accepts(k, reduce(1, ts({5, 67, 13}, Level::L1), panels({5, 13})));
+  TensorSpec cols = ts({67, 45}, Level::GL, Layout::col_major());
+  rejects(k, reduce(0, cols, panels({45})), "operand 0 (67x45 GL) is not dense rows at each step along axis 0 (col)");
   rejects(k, reduce(1, ts({2, 3, 8}), ts({2, 8}, Level::VRF, Layout::row_major(), 16)),
           "operand 0 (2x3x8 GL) is not whole registers of dense rows at each step along axis 1 (row)");
   rejects(k, reduce(0, ts({4, 16}), vec({16})), "has no vector registers", scalar_target());
