@@ -23,12 +23,15 @@ Shape matrix_row(const CView& v, std::int64_t cols) {
 
 void for_each_row_register(std::size_t axis, const CView& in, const CView& out, std::int64_t width, const Affine& step,
                            const std::function<void(const CView& reg, const CView& run)>& add) {
-  // Whole registers (a register may span rows), or register panels: each row in registers of `width`, the last
-  // partial (`reg` then holds the lanes it covers).
-  const auto whole = register_box(out.shape, static_cast<std::uint32_t>(width));
-  const bool panels = !whole.has_value() || out.shape.back() % width != 0;
+  // Whole registers of a row-major buffer (a register may span rows), or register panels (a buffer blocked on its
+  // last dimension): each row in registers of `width`, the last partial (`reg` then holds the lanes it covers).
+  const bool panels = out.layout.kind == Layout::Kind::blocked && out.layout.dim + 1u == out.buffer.size();
   Shape box(out.rank(), 1);
-  if (!panels) box = *whole;
+  if (!panels) {
+    const auto whole = register_box(out.shape, static_cast<std::uint32_t>(width));
+    KRIEK_ASSERT(whole.has_value(), "vec_sum_rows: ", out.base, " is neither whole registers nor register panels");
+    box = *whole;
+  }
   std::vector<std::int64_t> at(out.rank(), 0);
   while (true) {
     Coord o(at.begin(), at.end()), i = o;

@@ -23,7 +23,6 @@ namespace kriek {
 /// with the constants the rules read).
 inline constexpr int kCanonicalRulesVersion = 1;
 
-
 /// The Spec with serial_only and alignment normalized where they cannot matter (rules above).
 Spec canonical_spec(const Spec& spec);
 /// True when canonical_spec(spec) == spec (without building it).
