@@ -42,10 +42,7 @@ void for_each_row_register(std::size_t axis, const CView& in, const CView& out, 
     run.insert(run.begin() + static_cast<std::ptrdiff_t>(axis), 1);
     add(out.sub(o, reg), in.sub(i, run));
     std::size_t d = out.rank();
-    while (d > 0 && (at[d - 1] += reg[d - 1]) >= out.shape[d - 1]) {
-      at[d - 1] = 0;
-      --d;
-    }
+    while (d > 0 && (at[d - 1] += reg[d - 1]) == out.shape[d - 1]) at[--d] = 0;
     if (d == 0) return;
   }
 }

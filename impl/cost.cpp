@@ -27,10 +27,11 @@ std::int64_t row_registers(const Target& target, const TensorSpec& c) {
   return (c.shape.back() + vs - 1) / vs;
 }
 
-/// Lines a kernel streams in from `t` when it reads it beyond L1 (0 from L1 and registers).
-Cost stream_cost(const CostModel& m, const TensorSpec& t) {
+/// Lines a kernel streams in from `t` when it reads it beyond L1 (0 from L1 and registers), each costing its
+/// transfer plus `per_line_extra`.
+Cost stream_cost(const CostModel& m, const TensorSpec& t, Cost per_line_extra = 0) {
   if (is_register_level(t.level) || t.level == Level::L1) return 0;
-  return static_cast<Cost>(lines_touched(t)) * m.line_from[static_cast<std::size_t>(t.level)];
+  return static_cast<Cost>(lines_touched(t)) * (m.line_from[static_cast<std::size_t>(t.level)] + per_line_extra);
 }
 
 /// A kernel of dependent vector adds (or FMAs): its port work and the lines it streams overlap (the loads run
@@ -150,8 +151,7 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       // main memory (L3 and beyond, shared by the cores and far slower) the stream does not hide behind the
       // FMAs: its time adds.
       const bool far = spec.input(1).level == Level::GL;
-      const Cost fills = spec.input(1).level == Level::L2 ? lines_touched(spec.input(1)) * m.vector_load : 0;
-      const Cost stream = stream_cost(m, spec.input(1)) + fills;
+      const Cost stream = stream_cost(m, spec.input(1), spec.input(1).level == Level::L2 ? m.vector_load : 0);
       return std::max({fmas * m.vector_fma, (rows + rhs_loads) * m.vector_load, far ? 0 : stream, m.fma_latency}) +
              (far ? stream : 0) + a_reads;
     }

@@ -216,12 +216,13 @@ Why sum_rows_rules(const Spec& s, const Target& t) {
   const std::size_t axis = std::get<ReduceSum>(s.op).axis;
   if (axis + 1 == in.rank()) return fail("the reduced axis ", axis, " is the innermost of ", name(s, 0));
   if (out.level != Level::VRF) return fail("the output ", name(s, 1), " is not in VRF");
-  if (!in_register_panels(out) && !out.layout.same_placement(Layout::row_major(), out.shape)) {
+  const bool panels = in_register_panels(out);
+  if (!panels && !out.layout.same_placement(Layout::row_major(), out.shape)) {
     return fail(name(s, 1), " is neither row-major nor register panels");
   }
   if (!is_memory(in.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
   const auto width = static_cast<std::uint32_t>(t.vector_elements(Dtype::f32));
-  if (in_register_panels(out)) {
+  if (panels) {
     // Rows of registers, each row's last one partial: the input's rows at each step loaded alike, masked.
     if (out.vector_size != width) return fail(name(s, 1), " has vector size ", out.vector_size, ", not ", width);
     if (!register_panels_dense(reduced_slice(in, axis), width)) {

@@ -199,8 +199,7 @@ Why shared_broadcasts_fail(const TileOut& action, const Spec& spec, const Target
   const std::int64_t n = c.shape[r - 1], tile_n = action.tile[r - 1];
   if (tile_n == n) return std::nullopt;
   const std::int64_t width = target.vector_elements(c.dtype);
-  const auto regs = [&](std::int64_t cols) { return (cols + width - 1) / width; };
-  const std::int64_t needed = c.shape[r - 2] * regs(n) + action.tile[r - 2] + regs(tile_n);
+  const std::int64_t needed = registers_of(c) + action.tile[r - 2] + (tile_n + width - 1) / width;
   if (needed <= target.vector_registers) return std::nullopt;
   return not_applicable("tile_out", 8, "columns of ", tile_n, " of the ", shape_text(c.shape),
                         " register tile need ", needed, " vector registers (accumulators, one broadcast per row ",
