@@ -158,8 +158,8 @@ int run(int argc, char** argv) {
       const double ratio = bench::median(lg) / bench::median(cg);
       ratios.add(ratio);
       all.add(ratio);
-      std::printf("%-40s %10.2f %10.2f %8.3f %7.0fms %7.1fms\n", text.c_str(), bench::median(cg), bench::median(lg), ratio,
-                  c_build * 1e3, lk.jit_seconds * 1e3);
+      std::printf("%-40s %10.2f %10.2f %8.3f %7.0fms %7.1fms\n", text.c_str(), bench::median(cg),
+                  bench::median(lg), ratio, c_build * 1e3, lk.jit_seconds * 1e3);
     }
     per_suite.emplace_back(suite, ratios);
   }
@@ -185,7 +185,8 @@ int run(int argc, char** argv) {
     }
   }
   std::printf("latency over %zu kernels: C (emit, cc -O3, dlopen) median %.1f ms; LLVM JIT median %.1f ms (%.1fx)\n",
-              c_times.size(), bench::median(c_times) * 1e3, bench::median(jit_times) * 1e3, bench::median(c_times) / bench::median(jit_times));
+              c_times.size(), bench::median(c_times) * 1e3, bench::median(jit_times) * 1e3,
+              bench::median(c_times) / bench::median(jit_times));
   std::cout << "load at the end " << bench::load_average() << "\n";
   std::filesystem::remove_all(dir);
   return 0;

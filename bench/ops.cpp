@@ -135,7 +135,7 @@ int run(int argc, char** argv) {
   int rounds = 5;
   for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
-    if (i + 1 >= argc) user_error("", flag, " needs a value");
+    if (i + 1 >= argc) user_error(flag, " needs a value");
     const std::string value = argv[i + 1];
     if (flag == "--suites") suites = value;
     else if (flag == "--table") table_path = value;

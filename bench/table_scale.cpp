@@ -18,9 +18,9 @@
 #include <iterator>
 #include <random>
 
+#include "bench/bench_util.h"
 #include "cache/synthetic_table.h"
 #include "cache/table_dir.h"
-#include "bench/bench_util.h"
 #include "cache/table_tools.h"
 #include "spec/error.h"
 #include "spec/text.h"

@@ -28,7 +28,12 @@ ProgressLine::ProgressLine(std::function<std::string()> render) : render_(std::m
   if (const char* ms = std::getenv("KRIEK_PROGRESS_MS")) {
     char* end = nullptr;
     const long v = std::strtol(ms, &end, 10);
-    if (end != ms && *end == '\0' && v > 0 && v <= 60000) period_ = std::chrono::milliseconds(v);
+    if (end != ms && *end == '\0' && v > 0 && v <= 60000) {
+      period_ = std::chrono::milliseconds(v);
+    } else {
+      std::cerr << "kriek: note: KRIEK_PROGRESS_MS='" << ms << "' is not a period of 1 to 60000 ms; redrawing every "
+                << kDefaultPeriod.count() << " ms\n";
+    }
   }
   outermost = this;
   thread_ = std::thread([this] { loop(); });

@@ -1,7 +1,7 @@
 // One live status line on stderr when it is a terminal (nothing otherwise): rewritten every half second from a
-// render function (KRIEK_PROGRESS_MS sets another period, e.g. for tests), cleared at the end. Lines nest: one made while another is alive renders as a part of the
-// outer one's line (`kriek library`'s bar, then the running search's counters), so a terminal never shows two
-// lines fighting over one row.
+// render function (KRIEK_PROGRESS_MS sets another period, e.g. for tests), cleared at the end. Lines nest: one
+// made while another is alive renders as a part of the outer one's line (`kriek library`'s bar, then the running
+// search's counters), so a terminal never shows two lines fighting over one row.
 #pragma once
 
 #include <chrono>

@@ -246,6 +246,10 @@ TEST_CASE("kriek library draws a progress line on a terminal only", "[tools][lib
   INFO(tty.out);
   REQUIRE(tty.status == 0);
   CHECK_THAT(tty.out, Contains("\rlibrary ") && Contains("/3 | ") && Contains("\033[K"));
+  // A period that is no number of milliseconds is named in one note; the command goes on.
+  const Result bad_period = run("KRIEK_PROGRESS_MS=soon script -qec '" + command + "' /dev/null");
+  CHECK(bad_period.status == 0);
+  CHECK_THAT(bad_period.out, Contains("KRIEK_PROGRESS_MS='soon' is not a period of 1 to 60000 ms"));
   const Result piped = kriek_cmd("library " + (dir.path / "kernels.txt").string() + " -o " +
                                  (dir.path / "lib2").string() + " --table " + (dir.path / "t.table").string());
   REQUIRE(piped.status == 0);
