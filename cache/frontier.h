@@ -88,14 +88,7 @@ void pareto_keep(std::vector<T>& items, Before before) {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const std::uint64_t c = items[i].peak.coarse_key();
-    bool dominated = false;
-    for (std::uint64_t k : kept_keys) {
-      if (coarse_at_most(k, c)) {
-        dominated = true;
-        break;
-      }
-    }
-    if (dominated) continue;
+    if (any_coarse_at_most(kept_keys, c)) continue;
     if (kept != i) items[kept] = std::move(items[i]);
     ++kept;
     kept_keys.push_back(c);

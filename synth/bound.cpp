@@ -33,22 +33,26 @@ MemoryUse class_floor(const MemoryUse& peak) {
 
 void CandidateFloor::add(Cost cost, const MemoryUse& peak) {
   const std::uint64_t key = peak.coarse_key();
-  for (const Point& p : points_) {  // by cost: only the cheaper ones can dominate the new point
-    if (p.cost > cost) break;
-    if (coarse_at_most(p.key, key)) return;
+  // Only the points that cost no more can dominate the new one; it dominates those that cost no less.
+  const auto cheaper = std::upper_bound(costs_.begin(), costs_.end(), cost) - costs_.begin();
+  if (any_coarse_at_most(std::span(keys_).first(static_cast<std::size_t>(cheaper)), key)) return;
+  std::size_t kept = static_cast<std::size_t>(std::lower_bound(costs_.begin(), costs_.end(), cost) - costs_.begin());
+  for (std::size_t i = kept; i < costs_.size(); ++i) {
+    if (coarse_at_most(key, keys_[i])) continue;
+    costs_[kept] = costs_[i];
+    keys_[kept] = keys_[i];
+    ++kept;
   }
-  std::erase_if(points_, [&](const Point& p) { return cost <= p.cost && coarse_at_most(key, p.key); });
-  const auto at = std::upper_bound(points_.begin(), points_.end(), cost, [](Cost c, const Point& p) { return c < p.cost; });
-  points_.insert(at, Point{cost, key});
+  costs_.resize(kept);
+  keys_.resize(kept);
+  const auto at = std::upper_bound(costs_.begin(), costs_.end(), cost) - costs_.begin();
+  costs_.insert(costs_.begin() + at, cost);
+  keys_.insert(keys_.begin() + at, key);
 }
 
 bool CandidateFloor::beats(const ActionBound& b) const {
-  const std::uint64_t key = b.peak.coarse_key();
-  for (const Point& p : points_) {  // by cost
-    if (p.cost >= b.cost) return false;
-    if (coarse_at_most(p.key, key)) return true;
-  }
-  return false;
+  const auto cheaper = std::lower_bound(costs_.begin(), costs_.end(), b.cost) - costs_.begin();
+  return any_coarse_at_most(std::span(keys_).first(static_cast<std::size_t>(cheaper)), b.peak.coarse_key());
 }
 
 }  // namespace kriek

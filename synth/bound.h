@@ -43,11 +43,9 @@ class CandidateFloor {
   bool beats(const ActionBound& b) const;
 
  private:
-  struct Point {
-    Cost cost;
-    std::uint64_t key;  ///< MemoryUse::coarse_key
-  };
-  std::vector<Point> points_;
+  // The points by cost ascending, as two arrays so that a scan of keys is one any_coarse_at_most.
+  std::vector<Cost> costs_;
+  std::vector<std::uint64_t> keys_;  ///< MemoryUse::coarse_key of each point
 };
 
 }  // namespace kriek

@@ -6,10 +6,104 @@
 namespace kriek {
 namespace {
 
-/// Keeps the non-dominated partials, in (cost, peak, generation order) order.
-void prune(std::vector<Partial>& ps) {
-  pareto_keep(ps, [](const Partial& a, const Partial& b) { return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak; });
-}
+/// The order of partials: cost, then peak level by level (then generation order, which callers keep).
+bool before(const Partial& a, const Partial& b) { return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak; }
+
+/// One step of a fold: the non-dominated products of the partials so far with one child's frontier entries.
+/// The buffers persist per thread between steps, so that a fold allocates only the partials it keeps.
+class Step {
+ public:
+  /// Sets `out` to what pareto_keep would keep of every product of `partial` with the entries of `child`
+  /// (weighted by `weight`) that fit `capacity` beside `own`, in generation order p by p and j by j, without
+  /// building them all: products are grouped by memory class as they are made (a product's class is the bytewise
+  /// maximum of its factors', coarse_max; it fits when both factors do, peaks combining by maximum), each class
+  /// keeping its first product in `before` order; then the classes, sorted, drop those an earlier one dominates.
+  /// Partial p stops at the first entry of a higher cost than one no larger in any class than p's own: every
+  /// later entry makes a product in a class no smaller and at a higher cost.
+  void run(const std::vector<Partial>& partial, std::span<const FrontierPoint> child, Cost weight,
+           const MemoryUse& own, const MemoryUse& capacity, std::vector<Partial>& out) {
+    group(partial, child, weight, own, capacity);
+    order_.resize(best_.size());
+    for (std::uint32_t k = 0; k < order_.size(); ++k) order_[k] = k;
+    // Two classes never tie in `before` (their peaks differ), so no tie-break is needed.
+    std::sort(order_.begin(), order_.end(),
+              [&](std::uint32_t x, std::uint32_t y) { return before(best_[x], best_[y]); });
+    out.clear();
+    out.reserve(best_.size());
+    kept_keys_.clear();
+    for (std::uint32_t k : order_) {
+      if (any_coarse_at_most(kept_keys_, keys_[k])) continue;
+      out.push_back(best_[k]);
+      kept_keys_.push_back(keys_[k]);
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+
+  void group(const std::vector<Partial>& partial, std::span<const FrontierPoint> child, Cost weight,
+             const MemoryUse& own, const MemoryUse& capacity) {
+    child_keys_.clear();
+    fitting_.clear();
+    for (std::size_t j = 0; j < child.size(); ++j) {
+      if (!own.plus(child[j].peak).fits(capacity)) continue;
+      child_keys_.push_back(child[j].peak.coarse_key());
+      fitting_.push_back(static_cast<std::uint32_t>(j));
+    }
+    best_.clear();
+    keys_.clear();
+    table_.assign(64, {kEmpty, 0});
+    for (std::size_t p = 0; p < partial.size(); ++p) {
+      const std::uint64_t own_key = partial[p].peak.coarse_key();
+      bool stopping = false;
+      Cost stop_cost = 0;
+      for (std::size_t f = 0; f < fitting_.size(); ++f) {
+        const FrontierPoint& e = child[fitting_[f]];
+        const Cost cost = partial[p].cost + weight * e.cost;
+        if (stopping && cost > stop_cost) break;
+        const std::uint64_t key = coarse_max(own_key, child_keys_[f]);
+        if (key == own_key && !stopping) {
+          stopping = true;
+          stop_cost = cost;
+        }
+        const std::size_t at = slot_of(key);
+        const bool seen = table_[at].first == key;
+        if (seen && cost > best_[table_[at].second].cost) continue;
+        const Partial q{cost, partial[p].peak.max(e.peak), static_cast<std::uint32_t>(p), fitting_[f]};
+        if (seen) {
+          Partial& best = best_[table_[at].second];
+          if (before(q, best)) best = q;
+          continue;
+        }
+        table_[at] = {key, static_cast<std::uint32_t>(best_.size())};
+        best_.push_back(q);
+        keys_.push_back(key);
+        if (2 * best_.size() > table_.size()) grow();
+      }
+    }
+  }
+
+  std::size_t slot_of(std::uint64_t key) const {
+    std::size_t at = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (table_.size() - 1);
+    while (table_[at].first != key && table_[at].first != kEmpty) at = (at + 1) & (table_.size() - 1);
+    return at;
+  }
+
+  void grow() {
+    table_.assign(2 * table_.size(), {kEmpty, 0});
+    for (std::size_t k = 0; k < keys_.size(); ++k) {
+      table_[slot_of(keys_[k])] = {keys_[k], static_cast<std::uint32_t>(k)};
+    }
+  }
+
+  std::vector<std::uint64_t> child_keys_;  ///< coarse keys of the fitting entries
+  std::vector<std::uint32_t> fitting_;     ///< the child's entries that fit beside the action's own buffers
+  std::vector<Partial> best_;              ///< each class's first product in `before` order
+  std::vector<std::uint64_t> keys_;        ///< the class of each of best_
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> table_;  ///< class key -> index in best_
+  std::vector<std::uint32_t> order_;
+  std::vector<std::uint64_t> kept_keys_;
+};
 
 /// A finished combination of one action, light enough to filter before any FrontierEntry is built.
 struct Candidate {
@@ -35,18 +129,9 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
   f.steps[0].push_back(Partial{});
   for (std::size_t i = 0; i < child.size(); ++i) {
     const std::vector<Partial>& partial = f.steps[i];
+    thread_local Step step;
     std::vector<Partial>& next = f.steps[i + 1];
-    next.reserve(partial.size() * child[i].size());
-    for (std::size_t p = 0; p < partial.size(); ++p) {
-      for (std::size_t j = 0; j < child[i].size(); ++j) {
-        const FrontierPoint& e = child[i][j];
-        Partial q{partial[p].cost + nc.weights[i] * e.cost, partial[p].peak.max(e.peak), static_cast<std::uint32_t>(p),
-                  static_cast<std::uint32_t>(j)};
-        if (!nc.own.plus(q.peak).fits(capacity)) continue;
-        next.push_back(q);
-      }
-    }
-    prune(next);
+    step.run(partial, child[i], nc.weights[i], nc.own, capacity, next);
     if (floor && i + 1 < child.size()) {
       std::erase_if(next, [&](const Partial& q) {
         return floor->beats(ActionBound{nc.base + q.cost + suffix[i + 1].cost,

@@ -1,7 +1,9 @@
 // MemoryUse: the packed coarse classes the frontiers compare agree with the power-of-two classes they pack.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
+#include <vector>
 
 #include "impl/memory.h"
 #include "spec/target.h"
@@ -40,6 +42,22 @@ TEST_CASE("coarse_key orders memory exactly like coarse()", "[impl][memory]") {
   CHECK(coarse_at_most(one.coarse_key(), two.coarse_key()));
   CHECK_FALSE(coarse_at_most(three.coarse_key(), two.coarse_key()));
   CHECK(coarse_at_most(MemoryUse{}.coarse_key(), one.coarse_key()));
+}
+
+TEST_CASE("coarse_max and any_coarse_at_most agree with the classes they pack", "[impl][memory]") {
+  std::mt19937_64 rng(7);
+  std::vector<std::uint64_t> keys;
+  for (int i = 0; i < 20000; ++i) {
+    const MemoryUse a = random_use(rng), b = random_use(rng);
+    INFO(a << " vs " << b);
+    CHECK(coarse_max(a.coarse_key(), b.coarse_key()) == a.max(b).coarse_key());
+    if (i % 500 == 0) keys.clear();
+    const std::uint64_t key = b.coarse_key();
+    const bool any = std::any_of(keys.begin(), keys.end(), [&](std::uint64_t k) { return coarse_at_most(k, key); });
+    CHECK(any_coarse_at_most(keys, key) == any);
+    keys.push_back(a.coarse_key());
+  }
+  CHECK_FALSE(any_coarse_at_most({}, 0));
 }
 
 TEST_CASE("default limits keep half of L2 for streams, --memory overrides them level by level", "[impl][memory]") {
