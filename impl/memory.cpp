@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -11,6 +12,30 @@
 #include "spec/target.h"
 
 namespace kriek {
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+bool any_coarse_at_most(std::span<const std::uint64_t> keys, std::uint64_t key) {
+  constexpr std::uint64_t kTop = 0x8080808080808080ull;
+  const std::uint64_t high = key | kTop;
+  // Generic vectors: four 64-bit lanes, one AVX2 register in the avx2 clone, two SSE2 ones otherwise.
+  using Lanes = std::uint64_t __attribute__((vector_size(32)));
+  const Lanes highs = {high, high, high, high};
+  const Lanes tops = {kTop, kTop, kTop, kTop};
+  std::size_t i = 0;
+  for (; i + 8 <= keys.size(); i += 8) {  // one horizontal test per 8 keys
+    Lanes a, b;
+    std::memcpy(&a, keys.data() + i, sizeof a);
+    std::memcpy(&b, keys.data() + i + 4, sizeof b);
+    const auto hit = (((highs - a) & tops) == tops) | (((highs - b) & tops) == tops);
+    if ((hit[0] | hit[1] | hit[2] | hit[3]) != 0) return true;
+  }
+  for (; i < keys.size(); ++i) {
+    if (((high - keys[i]) & kTop) == kTop) return true;
+  }
+  return false;
+}
 
 MemoryUse MemoryUse::coarse() const {
   MemoryUse r;

@@ -92,20 +92,8 @@ inline bool coarse_at_most(std::uint64_t a, std::uint64_t b) {
 }
 
 /// True when some key of `keys` is at most `key` in every class (coarse_at_most): the scan under every Pareto
-/// filter of the search, tested four keys at a time without a branch per key.
-inline bool any_coarse_at_most(std::span<const std::uint64_t> keys, std::uint64_t key) {
-  constexpr std::uint64_t kTop = 0x8080808080808080ull;
-  const std::uint64_t high = key | kTop;
-  const auto at_most = [&](std::uint64_t k) { return ((high - k) & kTop) == kTop; };
-  std::size_t i = 0;
-  for (; i + 4 <= keys.size(); i += 4) {
-    if (at_most(keys[i]) | at_most(keys[i + 1]) | at_most(keys[i + 2]) | at_most(keys[i + 3])) return true;
-  }
-  for (; i < keys.size(); ++i) {
-    if (at_most(keys[i])) return true;
-  }
-  return false;
-}
+/// filter of the search, four keys per vector instruction where the host has AVX2.
+bool any_coarse_at_most(std::span<const std::uint64_t> keys, std::uint64_t key);
 
 /// The class key of the elementwise maximum of two peaks, from their class keys: the bytewise maximum (all bytes
 /// below 128, so each byte's top bit after (a | 0x80..) - b says whether a's byte is at least b's).
