@@ -31,23 +31,45 @@ MemoryUse class_floor(const MemoryUse& peak) {
   return out;
 }
 
-void CandidateFloor::add(Cost cost, const MemoryUse& peak) {
-  const std::uint64_t key = peak.coarse_key();
-  // Only the points that cost no more can dominate the new one; it dominates those that cost no less.
-  const auto cheaper = std::upper_bound(costs_.begin(), costs_.end(), cost) - costs_.begin();
-  if (any_coarse_at_most(std::span(keys_).first(static_cast<std::size_t>(cheaper)), key)) return;
-  std::size_t kept = static_cast<std::size_t>(std::lower_bound(costs_.begin(), costs_.end(), cost) - costs_.begin());
-  for (std::size_t i = kept; i < costs_.size(); ++i) {
+namespace {
+
+bool before(const CandidateFloor::Point& x, const CandidateFloor::Point& y) {
+  if (x.cost != y.cost) return x.cost < y.cost;
+  if (x.peak != y.peak) return x.peak < y.peak;
+  return x.rank != y.rank ? x.rank < y.rank : x.partial < y.partial;
+}
+
+}  // namespace
+
+void CandidateFloor::add(const Point& p) {
+  const std::uint64_t key = p.peak.coarse_key();
+  // The points of p's cost (between lo and hi) are compared in full; cheaper ones come before p, dearer after.
+  const auto lo = static_cast<std::size_t>(std::lower_bound(costs_.begin(), costs_.end(), p.cost) - costs_.begin());
+  const auto hi = static_cast<std::size_t>(std::upper_bound(costs_.begin(), costs_.end(), p.cost) - costs_.begin());
+  if (any_coarse_at_most(std::span(keys_).first(lo), key)) return;
+  std::size_t at = lo;  // p's place among the points of its cost
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (!before(points_[i], p)) continue;
+    if (coarse_at_most(keys_[i], key)) return;
+    at = i + 1;
+  }
+  // Drop what p dominates: the points after it of no smaller class (mostly none: find the first before copying).
+  std::size_t kept = at;
+  while (kept < keys_.size() && !coarse_at_most(key, keys_[kept])) ++kept;
+  for (std::size_t i = kept; i < points_.size(); ++i) {
     if (coarse_at_most(key, keys_[i])) continue;
     costs_[kept] = costs_[i];
     keys_[kept] = keys_[i];
+    points_[kept] = points_[i];
     ++kept;
   }
   costs_.resize(kept);
   keys_.resize(kept);
-  const auto at = std::upper_bound(costs_.begin(), costs_.end(), cost) - costs_.begin();
-  costs_.insert(costs_.begin() + at, cost);
-  keys_.insert(keys_.begin() + at, key);
+  points_.resize(kept);
+  const auto where = static_cast<std::ptrdiff_t>(at);
+  costs_.insert(costs_.begin() + where, p.cost);
+  keys_.insert(keys_.begin() + where, key);
+  points_.insert(points_.begin() + where, p);
 }
 
 bool CandidateFloor::beats(const ActionBound& b) const {

@@ -35,17 +35,31 @@ MemoryUse least_peak(std::span<const FrontierPoint> frontier);
 /// least q's, so the floor beats it and all it beats in turn, and the frontier stays the same.
 MemoryUse class_floor(const MemoryUse& peak);
 
-/// The candidates folded so far, kept as the non-dominated (cost, memory class) pairs.
+/// The candidates folded so far, kept as a Pareto set in the frontier's total order (cost, peak level by level,
+/// action rank, then the candidate's index among its action's): a candidate stays unless an earlier one in that
+/// order uses no larger memory class anywhere. That set does not depend on the order candidates arrive in, so
+/// once every action's candidates are in, it is the Spec's frontier (select_frontier); while actions are folded
+/// it is the floor that bounds the rest.
 class CandidateFloor {
  public:
-  void add(Cost cost, const MemoryUse& peak);
+  struct Point {
+    Cost cost = 0;
+    MemoryUse peak;
+    std::uint32_t rank = 0;     ///< the action's index
+    std::uint32_t partial = 0;  ///< the candidate's index in its action's last fold step
+  };
+
+  void add(const Point& p);
   /// True when some candidate added costs less than `b.cost` and uses no larger memory class at any level.
   bool beats(const ActionBound& b) const;
+  /// The kept candidates in the total order.
+  std::span<const Point> points() const { return points_; }
 
  private:
-  // The points by cost ascending, as two arrays so that a scan of keys is one any_coarse_at_most.
+  // Three arrays in the total order, so that a scan of keys is one any_coarse_at_most.
   std::vector<Cost> costs_;
   std::vector<std::uint64_t> keys_;  ///< MemoryUse::coarse_key of each point
+  std::vector<Point> points_;
 };
 
 }  // namespace kriek

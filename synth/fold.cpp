@@ -105,14 +105,6 @@ class Step {
   std::vector<std::uint64_t> kept_keys_;
 };
 
-/// A finished combination of one action, light enough to filter before any FrontierEntry is built.
-struct Candidate {
-  Cost cost = 0;
-  MemoryUse peak;
-  std::uint32_t rank = 0;     ///< the action's index
-  std::uint32_t partial = 0;  ///< its index in the action's steps.back()
-};
-
 }  // namespace
 
 void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const MemoryUse> least,
@@ -145,24 +137,20 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
   }
 }
 
-void select_frontier(const std::vector<Action>& actions, const std::vector<Folded>& folded, Frontier& out) {
-  std::vector<Candidate> all;
-  for (std::size_t a = 0; a < folded.size(); ++a) {
-    if (folded[a].steps.empty()) continue;
-    const std::vector<Partial>& last = folded[a].steps.back();
-    for (std::size_t p = 0; p < last.size(); ++p) {
-      all.push_back(Candidate{folded[a].nc.base + last[p].cost, folded[a].nc.own.plus(last[p].peak),
-                              static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(p)});
-    }
+void add_candidates(std::uint32_t rank, const Folded& f, CandidateFloor& floor) {
+  if (f.steps.empty()) return;
+  const std::vector<Partial>& last = f.steps.back();
+  for (std::size_t p = 0; p < last.size(); ++p) {
+    floor.add(CandidateFloor::Point{f.nc.base + last[p].cost, f.nc.own.plus(last[p].peak), rank,
+                                    static_cast<std::uint32_t>(p)});
   }
-  pareto_keep(all, [](const Candidate& x, const Candidate& y) {
-    if (x.cost != y.cost) return x.cost < y.cost;
-    if (x.peak != y.peak) return x.peak < y.peak;
-    return x.rank < y.rank;
-  });
+}
+
+void select_frontier(const std::vector<Action>& actions, const std::vector<Folded>& folded,
+                     const CandidateFloor& candidates, Frontier& out) {
   out.entries.clear();
-  out.entries.reserve(all.size());
-  for (const Candidate& c : all) {
+  out.entries.reserve(candidates.points().size());
+  for (const CandidateFloor::Point& c : candidates.points()) {
     const Folded& f = folded[c.rank];
     std::vector<std::uint32_t> choice(f.steps.size() - 1);
     const Partial* at = &f.steps.back()[c.partial];

@@ -39,8 +39,13 @@ struct Folded {
 void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const MemoryUse> least,
           const MemoryUse& capacity, const CandidateFloor* floor, Folded& f);
 
-/// The frontier of a Spec from its actions' folds: light candidates filtered in the frontier's total order (cost,
-/// peak, action rank, then generation order); only the survivors become FrontierEntries.
-void select_frontier(const std::vector<Action>& actions, const std::vector<Folded>& folded, Frontier& out);
+/// Adds the candidates of action `rank`'s fold `f` (its last step's partials with the action's own cost and
+/// memory) to `floor`.
+void add_candidates(std::uint32_t rank, const Folded& f, CandidateFloor& floor);
+
+/// The frontier of a Spec from its actions' folds, once `candidates` holds every action's (add_candidates): its
+/// points in the frontier's total order, each a FrontierEntry naming the children's entries it combines.
+void select_frontier(const std::vector<Action>& actions, const std::vector<Folded>& folded,
+                     const CandidateFloor& candidates, Frontier& out);
 
 }  // namespace kriek

@@ -207,7 +207,7 @@ void Synthesizer::finish(Job* j) {
     if (solvable && b.peak.fits(capacity_)) order.push_back(b);
   }
   if (options_.prune) sort_bounds(order);
-  CandidateFloor floor;
+  CandidateFloor floor;  // the candidates folded so far: the bound of the actions left, at the end the frontier
   std::uint64_t pruned = 0;
   std::vector<std::shared_ptr<const PackedFrontier>> held;  // the children's frontiers while folding
   for (const ActionBound& b : order) {
@@ -225,12 +225,11 @@ void Synthesizer::finish(Job* j) {
     }
     Folded& f = folded[b.action];
     fold(child, least, capacity_, options_.prune ? &floor : nullptr, f);
-    if (!options_.prune || f.steps.empty()) continue;
-    for (const Partial& p : f.steps.back()) floor.add(f.nc.base + p.cost, f.nc.own.plus(p.peak));
+    add_candidates(b.action, f, floor);
   }
   stats_.actions_pruned.fetch_add(pruned, std::memory_order_relaxed);
   Frontier solved;
-  select_frontier(job->actions, folded, solved);
+  select_frontier(job->actions, folded, floor, solved);
   const std::uint64_t count = stats_.specs_solved.fetch_add(1, std::memory_order_relaxed) + 1;
   stats_.frontier_entries.fetch_add(solved.entries.size(), std::memory_order_relaxed);
   complete(*job->slot, PackedFrontier(solved));

@@ -2,6 +2,7 @@
 // search with pruning finds exactly the frontiers of one without, on random Specs of every op kind.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -42,14 +43,51 @@ TEST_CASE("class_floor: the least bytes of each level's memory class", "[synth][
 
 TEST_CASE("CandidateFloor beats a bound only with a strictly cheaper candidate of no larger class", "[synth][bound]") {
   CandidateFloor floor;
-  floor.add(100, at(Level::L1, 1000));
+  floor.add({100, at(Level::L1, 1000)});
   CHECK(floor.beats(ActionBound{101, at(Level::L1, 1000)}));
   CHECK(floor.beats(ActionBound{101, at(Level::L1, 600)}));  // the same class (512, 1024]
   CHECK_FALSE(floor.beats(ActionBound{100, at(Level::L1, 1000)}));  // a tie is not beaten
   CHECK_FALSE(floor.beats(ActionBound{500, at(Level::L1, 500)}));   // less memory
   CHECK_FALSE(floor.beats(ActionBound{500, at(Level::VRF, 64)}));   // no L1 at all
-  floor.add(400, at(Level::VRF, 64));
+  floor.add({400, at(Level::VRF, 64)});
   CHECK(floor.beats(ActionBound{500, at(Level::VRF, 64)}));
+}
+
+TEST_CASE("CandidateFloor keeps what pareto_keep keeps of all candidates, whatever order they come in",
+          "[synth][bound][property]") {
+  const std::uint64_t seed = kriek::testing::test_seed(1515);
+  std::cout << "candidate floor property seed " << seed << " (set KRIEK_SEED to replay)\n";
+  std::mt19937_64 rng(seed);
+  using Point = CandidateFloor::Point;
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<Point> all(1 + rng() % 60);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      all[i].cost = static_cast<Cost>(rng() % 20);  // many ties
+      for (Level l : {Level::L1, Level::VRF}) {
+        static constexpr std::int64_t kBytes[] = {0, 64, 100, 128, 1000, 1024};
+        all[i].peak[l] = kBytes[rng() % std::size(kBytes)];
+      }
+      all[i].rank = static_cast<std::uint32_t>(rng() % 4);
+      all[i].partial = static_cast<std::uint32_t>(i);
+    }
+    std::vector<Point> expected = all;
+    pareto_keep(expected, [](const Point& x, const Point& y) {
+      if (x.cost != y.cost) return x.cost < y.cost;
+      if (x.peak != y.peak) return x.peak < y.peak;
+      return x.rank != y.rank ? x.rank < y.rank : x.partial < y.partial;
+    });
+    std::shuffle(all.begin(), all.end(), rng);
+    CandidateFloor floor;
+    for (const Point& p : all) floor.add(p);
+    INFO("round " << round);
+    REQUIRE(floor.points().size() == expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      CHECK(floor.points()[i].cost == expected[i].cost);
+      CHECK(floor.points()[i].peak == expected[i].peak);
+      CHECK(floor.points()[i].rank == expected[i].rank);
+      CHECK(floor.points()[i].partial == expected[i].partial);
+    }
+  }
 }
 
 TEST_CASE("pruned folds leave every frontier exactly as without pruning", "[synth][bound][property]") {
