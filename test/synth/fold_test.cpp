@@ -15,17 +15,19 @@ using namespace kriek;
 namespace {
 
 /// A child frontier: entries by cost ascending (ties allowed), peaks drawn from a few values per level so that
-/// classes, equal peaks and equal costs all occur.
-std::vector<FrontierPoint> random_frontier(std::mt19937_64& rng) {
-  std::vector<FrontierPoint> out(1 + rng() % 24);
+/// classes, equal peaks and equal costs all occur; with `wide`, from classes across every level, so that a step
+/// makes hundreds of classes (its hash table grows).
+std::vector<FrontierPoint> random_frontier(std::mt19937_64& rng, bool wide) {
+  std::vector<FrontierPoint> out(1 + rng() % (wide ? 40 : 24));
   Cost cost = rng() % 50;
   for (FrontierPoint& e : out) {
     cost += rng() % 3 == 0 ? 0 : rng() % 40;
     e.cost = cost;
     for (Level l : {Level::L2, Level::L1, Level::VRF}) {
       static constexpr std::int64_t kBytes[] = {0, 64, 100, 128, 129, 1000, 1024, 4096, 30000};
-      e.peak[l] = kBytes[rng() % std::size(kBytes)];
+      e.peak[l] = wide ? std::int64_t{1} << (rng() % 24) : kBytes[rng() % std::size(kBytes)];
     }
+    if (wide) e.peak[Level::RF] = std::int64_t{1} << (rng() % 12);
     e.peak[Level::GL] = static_cast<std::int64_t>(rng() % 3) * 4096;
   }
   return out;
@@ -63,14 +65,15 @@ TEST_CASE("fold keeps exactly the partials of all products filtered in generatio
   std::mt19937_64 rng(seed);
   for (int round = 0; round < 3000; ++round) {
     std::vector<std::vector<FrontierPoint>> child(1 + rng() % 4);
-    for (auto& c : child) c = random_frontier(rng);
+    const bool wide = round % 4 == 3;
+    for (auto& c : child) c = random_frontier(rng, wide);
     Folded f;
     f.nc.base = static_cast<Cost>(rng() % 100);
     for (std::size_t i = 0; i < child.size(); ++i) f.nc.weights.push_back(static_cast<Cost>(rng() % 4));  // 0 too
     f.nc.own[Level::L1] = static_cast<std::int64_t>(rng() % 2) * 512;
     MemoryUse capacity;
     if (rng() % 2) capacity[Level::L1] = 4096;
-    if (rng() % 3 == 0) capacity[Level::VRF] = 1024;
+    if (rng() % 3 == 0) capacity[Level::VRF] = wide ? 1 << 20 : 1024;
     const auto expected = naive_fold(child, f.nc, capacity);
     std::vector<std::span<const FrontierPoint>> spans(child.begin(), child.end());
     std::vector<MemoryUse> least(child.size());
