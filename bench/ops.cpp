@@ -9,17 +9,22 @@
 //
 // Bandwidth: a kernel's bytes are its operands' (inputs read, output written, a broadcast input counted at its own
 // size), over the median time per call. Between back-to-back calls the operands stay in the smallest level that
-// holds all of them (L1, L2, L3, else DRAM), so that level's streaming read bandwidth, from `kriek calibrate`'s
-// probes (--profile FILE, or a calibration run here), is the reference: "of BW" is the kernel's GB/s over it.
-// Writes count as reads here (stores to a cached line cost about what its read does), so the figure is a lower
-// bound on what the kernel achieves of the level's read-and-write traffic.
+// holds all of them (L1, L2, L3, else DRAM). The reference is the time the level's streams take for those bytes:
+// the output's bytes and as many input bytes at the level's copy bandwidth (std::memcpy between two buffers of
+// half the kernel's footprint each, timed here in the same rounds: a store to a cached line reads it for
+// ownership and writes it back, so a copy within L2 moves about half the bytes per second that reads alone do),
+// the other input bytes at its streaming read bandwidth (`kriek calibrate`'s probes: --profile FILE, or a
+// calibration run here). "of BW" is the reference time over the kernel's; a reduction's output is small, so its
+// reference is the read bandwidth.
 // Epilogues: the time of compose[matmul, add, relu] (bias row and activation) over the time of the matmul alone.
 //
 // Build it with `cmake --build build --target bench_ops`. Never part of the tests.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -71,6 +76,28 @@ double operand_bytes(const Spec& spec) {
   double bytes = 0;
   for (const TensorSpec& t : spec.operands) bytes += static_cast<double>(t.bytes());
   return bytes;
+}
+
+/// The median time of std::memcpy of `bytes` bytes between two buffers (the buffers in the smallest level that
+/// holds both after the first call), over `rounds` rounds of about 0.15 s each.
+double copy_seconds(std::size_t bytes, int rounds) {
+  std::vector<char> from(bytes, 1), to(bytes, 0);
+  std::vector<double> seconds;
+  for (int r = 0; r < rounds; ++r) {
+    std::int64_t calls = 0;
+    const auto start = std::chrono::steady_clock::now();
+    double elapsed = 0;
+    while (elapsed < 0.15) {
+      for (int i = 0; i < 64; ++i) {
+        std::memcpy(to.data(), from.data(), bytes);
+        asm volatile("" : : "r"(to.data()) : "memory");  // the copy is used
+      }
+      calls += 64;
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    seconds.push_back(elapsed / static_cast<double>(calls));
+  }
+  return median(seconds);
 }
 
 /// The smallest level holding `bytes`, as the profile's key suffix.
@@ -187,23 +214,31 @@ int run(int argc, char** argv) {
     }
     const std::vector<std::string>& texts = suite == "reductions" ? kReductions : kElementwise;
     const double ghz = profile->value("clock-ghz");
-    std::printf("\n%s, 1 thread: the kernel's operand bytes per second against the streaming read bandwidth of the\n"
-                "level that holds its operands between calls (kriek calibrate, %.2f GHz)\n",
+    std::printf("\n%s, 1 thread: the kernel's time against the time its operand bytes take at the level that holds\n"
+                "them between calls: the output and as many input bytes at the copy bandwidth (memcpy, timed here),\n"
+                "the other inputs at the streaming read bandwidth (kriek calibrate, %.2f GHz); GB/s: each operand's\n"
+                "bytes once\n",
                 suite.c_str(), ghz);
-    std::printf("%-40s %5s %9s %9s %9s %8s\n", "spec", "level", "GFLOP/s", "GB/s", "level", "of BW");
+    std::printf("%-40s %5s %9s %9s %9s %9s %8s\n", "spec", "level", "GFLOP/s", "GB/s", "read GB/s", "copy GB/s",
+                "of BW");
     std::vector<double> shares;
     for (const std::string& text : texts) {
       const Spec spec = parse_spec(text, target);
       const Measured m = runner.measure({spec}).front();
       const double bytes = operand_bytes(spec);
+      const auto written = static_cast<double>(spec.output().bytes());
       const std::string level = resident_level(bytes, target);
-      const double level_gbs = profile->value("read-bandwidth." + level) * ghz;
+      const double read_gbs = profile->value("read-bandwidth." + level) * ghz;
+      // Copied bytes per second (read and written) between two buffers of the kernel's whole footprint.
+      const double copy_gbs = bytes / copy_seconds(static_cast<std::size_t>(bytes / 2), rounds) * 1e-9;
+      const double reference = (2 * written / copy_gbs + std::max(0.0, bytes - 2 * written) / read_gbs) * 1e-9;
       const double gbs = bytes / m.seconds * 1e-9;
-      shares.push_back(gbs / level_gbs);
-      std::printf("%-40s %5s %9.2f %9.1f %9.1f %7.0f%%\n", text.c_str(), level.c_str(), m.gflops, gbs, level_gbs,
-                  100 * gbs / level_gbs);
-      csv << suite << "," << text << "," << level << "," << m.gflops << "," << gbs << "," << level_gbs << ","
-          << gbs / level_gbs << ",\n";
+      const double share = reference / m.seconds;
+      shares.push_back(share);
+      std::printf("%-40s %5s %9.2f %9.1f %9.1f %9.1f %7.0f%%\n", text.c_str(), level.c_str(), m.gflops, gbs,
+                  read_gbs, copy_gbs, 100 * share);
+      csv << suite << "," << text << "," << level << "," << m.gflops << "," << gbs << "," << read_gbs << ","
+          << share << ",\n";
     }
     std::printf("of bandwidth: median %.0f%%, lowest %.0f%%\n", 100 * median(shares),
                 100 * *std::min_element(shares.begin(), shares.end()));
