@@ -204,22 +204,37 @@ std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std:
 
 /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
 /// accumulator per row stepping through the rows' whole registers in a C loop, then their partial last ones
-/// (masked), then transpose_sum8 (twice, joined, for 16 lanes).
+/// (masked), then transpose_sum8 (twice, joined, for 16 lanes). Where sum_runs_peel says so, each row starts at its
+/// first cache line instead: the lanes before it masked, m whole registers that every row has, then the rest (0 to
+/// 30 lanes) in two masked loads, masks made from counts ((1 << n) - 1, n <= 16).
 void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out) {
   const std::vector<CView> rows = innermost_rows(in);
   KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) == isa.width && (isa.width == 8 || isa.width == 16),
                "vec_sum_runs: ", rows.size(), " rows for registers of ", isa.width, " lanes");
   const std::int64_t k = in.shape.back();
+  const bool peel = sum_runs_peel(rows, k, isa.width);
   const std::string j = w.fresh("j");
   w.open("");
-  std::vector<std::string> ptr, acc;
+  std::vector<std::string> ptr, acc, rest;
   for (const CView& row : rows) {
     ptr.push_back(w.fresh("pa"));
     acc.push_back(w.fresh("acc"));
     w.line("const float *" + ptr.back() + " = " + run_address(row, KernelKind::vec_sum_runs) + ";");
     w.line(isa.type + " " + acc.back() + " = " + isa.zero + "();");
   }
-  const std::int64_t whole = k - k % isa.width;  // then the rows' partial last registers, masked
+  const auto first_lanes = [](const std::string& n) { return "(__mmask16)((1u << (" + n + ")) - 1u)"; };
+  // Whole registers in the loop: from each row's start, or (peeled) from its first cache line on.
+  const std::int64_t whole = peel ? (k - (isa.width - 1)) / isa.width * isa.width : k - k % isa.width;
+  if (peel) {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const std::string head = w.fresh("head");
+      rest.push_back(w.fresh("rest"));
+      w.line("const int64_t " + head + " = (int64_t)((-(uintptr_t)" + ptr[r] + " & 63u) >> 2);");
+      w.line(acc[r] + " = _mm512_maskz_loadu_ps(" + first_lanes(head) + ", " + ptr[r] + ");");
+      w.line(ptr[r] + " += " + head + ";");
+      w.line("const int64_t " + rest.back() + " = " + std::to_string(k - whole) + " - " + head + ";");
+    }
+  }
   if (whole > 0) {
     w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(whole) + "; " + j + " += " +
            std::to_string(isa.width) + ")");
@@ -228,11 +243,17 @@ void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& ou
     }
     w.close();
   }
-  if (whole < k) {
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " +
-             masked_load(isa, ptr[r] + " + " + std::to_string(whole), k - whole) + ");");
+  for (std::size_t r = 0; r < rows.size() && (peel || whole < k); ++r) {
+    const std::string at = ptr[r] + " + " + std::to_string(whole);
+    if (!peel) {
+      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + masked_load(isa, at, k - whole) + ");");
+      continue;
     }
+    const std::string& n = rest[r];
+    w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
+           first_lanes(n + " < 16 ? " + n + " : 16") + ", " + at + "));");
+    w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
+           first_lanes(n + " < 16 ? 0 : " + n + " - 16") + ", " + at + " + 16));");
   }
   const std::string reg = whole_register(out);
   if (isa.width == 8) {

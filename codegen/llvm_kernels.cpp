@@ -171,6 +171,46 @@ struct Kernels {
     store0(b.CreateFAdd(at0(out), lanes), out);
   }
 
+  /// The mask of the first `n` lanes for a count known only at run time (0 <= n <= 16 lanes of 16).
+  Value* lanes_mask(Value* n) {
+    Value* bits = b.CreateSub(b.CreateShl(b.getInt32(1), b.CreateTrunc(n, b.getInt32Ty())), b.getInt32(1));
+    return b.CreateBitCast(b.CreateTrunc(bits, b.getInt16Ty()),
+                           llvm::FixedVectorType::get(b.getInt1Ty(), static_cast<unsigned>(c.width())));
+  }
+  Value* load_first(Value* address, Value* n) {
+    return b.CreateMaskedLoad(vec(), address, llvm::Align(4), lanes_mask(n), llvm::Constant::getNullValue(vec()));
+  }
+
+  /// vec_sum_runs' rows from their first cache lines on (codegen/kernel_views.h's sum_runs_peel, as the C backend
+  /// does): each row's lanes before its line masked, m whole registers every row has in one loop, the rest (0 to
+  /// 30 lanes) in two masked loads.
+  void peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k) {
+    const std::int64_t width = c.width();
+    const std::int64_t m = (k - (width - 1)) / width;
+    std::vector<Value*> line, rest;
+    for (std::size_t r = 0; r < ptr.size(); ++r) {
+      Value* address = b.CreatePtrToInt(ptr[r], b.getInt64Ty());
+      Value* head = b.CreateLShr(b.CreateAnd(b.CreateNeg(address), b.getInt64(63)), b.getInt64(2));
+      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), load_first(ptr[r], head)), acc[r]);
+      line.push_back(b.CreateGEP(f32(), ptr[r], {head}));
+      rest.push_back(b.CreateSub(b.getInt64(k - m * width), head));
+    }
+    const Affine j = c.open_loop(m) * width;
+    for (std::size_t r = 0; r < ptr.size(); ++r) {
+      Value* va = load_run(b.CreateGEP(f32(), line[r], {c.index(j)}));
+      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
+    }
+    c.close_loop();
+    for (std::size_t r = 0; r < ptr.size(); ++r) {
+      Value* tail = b.CreateGEP(f32(), line[r], {b.getInt64(m * width)});
+      Value* first = b.CreateSelect(b.CreateICmpULT(rest[r], b.getInt64(width)), rest[r], b.getInt64(width));
+      Value* sum = b.CreateFAdd(b.CreateLoad(vec(), acc[r]), load_first(tail, first));
+      Value* second = b.CreateSub(rest[r], first);
+      sum = b.CreateFAdd(sum, load_first(b.CreateGEP(f32(), tail, {b.getInt64(width)}), second));
+      b.CreateStore(sum, acc[r]);
+    }
+  }
+
   /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
   /// accumulator per row stepping through the rows, then the accumulators transposed and summed in a tree. Each
   /// level pairs two registers of 2^l rows' partial sums (segments of p lanes each) into one whose segments are
@@ -211,11 +251,15 @@ struct Kernels {
         b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
       }
     };
-    if (k / width > 0) {
-      add_rows(c.open_loop(k / width) * width, width);
-      c.close_loop();
+    if (sum_runs_peel(rows, k, width)) {
+      peeled_rows(ptr, acc, k);
+    } else {
+      if (k / width > 0) {
+        add_rows(c.open_loop(k / width) * width, width);
+        c.close_loop();
+      }
+      if (k % width != 0) add_rows(Affine(k - k % width), k % width);  // the rows' partial last registers, masked
     }
-    if (k % width != 0) add_rows(Affine(k - k % width), k % width);  // the rows' partial last registers, masked
     std::vector<Value*> level;
     for (Value* slot : acc) level.push_back(b.CreateLoad(vec(), slot));
     for (std::int64_t p = width; level.size() > 1; p /= 2) {

@@ -238,6 +238,26 @@ TEST_CASE("rows summed a register of rows at a time, the sums transposed into la
   }
 }
 
+TEST_CASE("vec_sum_runs on AVX-512 starts rows of odd strides at their cache lines and masks the ends", "[codegen]") {
+  const Target target = named_target("avx512");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  // Row strides of 333, 229 and 250 floats: each row's first line at another lane, 0 to 30 lanes left after the
+  // registers every row has; 16x45's rows are too short to pay, 32x256's 256 apart: both keep the plain loop.
+  for (const char* text : {"reducesum[axis=1] 40x333 f32", "reducesum[axis=2] 2x16x229 f32",
+                           "reducesum[axis=1] 16x250 f32", "reducesum[axis=1] 16x45 f32",
+                           "reducesum[axis=1] 32x256 f32"}) {
+    const Spec spec = parse_spec(text, target);
+    const ImplPtr impl = *synth.best(spec, capacities(target));
+    INFO(text);
+    const std::string code = emit_c(impl, target).code;
+    REQUIRE_THAT(code, Contains("vec_sum_runs("));
+    const std::string t = text;
+    const bool plain = t.find("x45 ") != std::string::npos || t.find("x256 ") != std::string::npos;
+    CHECK((code.find("& 63u) >> 2") != std::string::npos) == !plain);
+    check_runs(impl, target);
+  }
+}
+
 TEST_CASE("matrix-vector products use dot_fma on AVX-512 and AVX2, with several chains", "[codegen]") {
   for (const char* name : {"avx512", "avx2"}) {
     const Target target = named_target(name);
