@@ -177,6 +177,7 @@ struct Kernels {
     return b.CreateBitCast(b.CreateTrunc(bits, b.getInt16Ty()),
                            llvm::FixedVectorType::get(b.getInt1Ty(), static_cast<unsigned>(c.width())));
   }
+  /// A register of the first `n` elements at `address` (a count known at run time), its other lanes zero.
   Value* load_first(Value* address, Value* n) {
     return b.CreateMaskedLoad(vec(), address, llvm::Align(4), lanes_mask(n), llvm::Constant::getNullValue(vec()));
   }
