@@ -262,7 +262,7 @@ std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent, bool
     // An irregular extent: powers of two that divide it, and the largest below it (its remainder halves it).
     if (regular || extent % p == 0 || 2 * p >= extent) out.push_back(p);
     const std::int64_t three = p / 2 * 3;  // 3, 6, 12, ... after 2, 4, 8, ...: already in increasing order
-    if (p < 2 || three >= extent || three > kLargestThree) continue;
+    if (p < 2 || three >= extent || three > (small_threes ? kLargestRowThree : kLargestThree)) continue;
     if ((small_threes && three <= kRegisterScaleThrees) || extent % three == 0) out.push_back(three);
   }
   if (with_extent && extent >= 1) out.push_back(extent);

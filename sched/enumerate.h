@@ -2,15 +2,15 @@
 // tile-size grid it draws sizes from.
 //
 // The grid. For an extent E, the sizes are the powers of two below E (1, 2, 4, 8, ...), the sizes 3*2^i below E up to
-// 48 (kLargestThree) that divide E (48 of 192, 24 of 48), 3 and 6 (kRegisterScaleThrees) where they make rows of
-// register tiles, and E itself where the action allows it. Powers of two align tiles to vector widths and cache lines;
-// 3 and 6 reach register tiles such as 6x64 (6 rows x 4 vectors + 4 vectors of B fill 28 of 32 zmm registers), so
-// tile_out offers them in every output dimension but the innermost (which vectors cut), and split (a reduction has no
-// register rows) does not; slide offers them (window rows). E keeps a dimension whole. 3*2^i sizes that leave a
-// boundary tile elsewhere (48 or 96 of 2048, 3 or 6 of a reduction of 512) are not tried: each multiplies the Specs
-// below it (its tile and its boundary tile) and the powers of two beside it do the same work. So 64 gives 1, 2, 3, 4,
-// 6, 8, 16, 32 (and 64) with the small threes, 1, 2, 4, 8, 16, 32 without; 96 gives 1, 2, 3, 4, 6, 8, 12, 16, 24, 32,
-// 48, 64 (and 96) either way; 384 the same and 128, 256, not 96 or 192.
+// 48 (kLargestThree; 24 for rows, kLargestRowThree) that divide E (48 of 192, 24 of 48), 3 and 6 (kRegisterScaleThrees)
+// where they make rows of register tiles, and E itself where the action allows it. Powers of two align tiles to vector
+// widths and cache lines; 3 and 6 reach register tiles such as 6x64 (6 rows x 4 vectors + 4 vectors of B fill 28 of 32
+// zmm registers), so tile_out offers them in every output dimension but the innermost (which vectors cut), and split (a
+// reduction has no register rows) does not; slide offers them (window rows). E keeps a dimension whole. 3*2^i sizes
+// that leave a boundary tile elsewhere (48 or 96 of 2048, 3 or 6 of a reduction of 512) are not tried: each multiplies
+// the Specs below it (its tile and its boundary tile) and the powers of two beside it do the same work. So 64 gives 1,
+// 2, 3, 4, 6, 8, 16, 32 (and 64) with the small threes, 1, 2, 4, 8, 16, 32 without; 96 gives 1, 2, 3, 4, 6, 8, 12, 16,
+// 24, 32, 64 (and 96) with them, also 48 without; 384 the same and 128, 256, never 96 or 192.
 // Irregular extents (neither 2^i nor 3*2^i: 1000, 63, and the boundary tiles they leave) get only the powers of
 // two that divide them and the largest one below them (then 3 and 6, and the extent), so their remainders form
 // one chain (1000 -> 488 -> 232 -> 104 -> 40 -> 8) instead of one boundary Spec per size: every other blocking
@@ -91,11 +91,14 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;
 
-/// The largest 3*2^i size the grid offers at all. Register tiles and L1 blocks take the threes up to here (6x64
-/// tiles, 48-row panels); past it the powers of two beside each three block caches as well, while every three
-/// multiplies the Specs below it (384x768x3072: 341,093 -> 193,436 Specs, 123 -> 35 s, the same best cost; of
-/// eight shapes with extents 3*2^i, one best cost 1.7% higher, 48x3072x768 on 2 threads, measured as fast).
+/// The largest 3*2^i size the grid offers at all: 48 (three 16-lane vectors of columns, a reduction chunk), 24 in
+/// the dimensions that take 3 and 6 (rows: four 6-row register tiles). Past them the powers of two beside each
+/// three block caches as well, while every three multiplies the Specs below it. 384x768x3072: 341,093 -> 193,436
+/// Specs, 123 -> 35 s with 48 everywhere, the same best cost (of nine shapes with extents 3*2^i one best cost 1.7%
+/// higher, 48x3072x768 on 2 threads, measured as fast); rows at 24: 186,490 Specs, 32 -> 28 s, fourteen shapes'
+/// best costs the same or within 0.001%. Columns at 24 too would cost matmul 24x768x96 8% (no 48-wide tiles).
 inline constexpr std::int64_t kLargestThree = 48;
+inline constexpr std::int64_t kLargestRowThree = 24;
 
 /// True for extents of the form 2^i or 3*2^i (the grid's own sizes).
 bool regular_extent(std::int64_t extent);

@@ -42,14 +42,17 @@ std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
 
 }  // namespace
 
-TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, dividing 3*2^i up to 48, the extent, irregular extents a chain",
+TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, dividing 3*2^i up to 24 or 48, the extent, irregular extents a chain",
           "[sched][enumerate]") {
   CHECK(tile_sizes(64, true) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 16, 32, 64});
   CHECK(tile_sizes(64, true, false) == std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64});
-  CHECK(tile_sizes(96, false, false) == tile_sizes(96, false, true));
-  CHECK(tile_sizes(96, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64});
-  // No 3*2^i past kLargestThree: 96 and 192 would divide 384 too.
-  CHECK(tile_sizes(384, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256});
+  // Rows (with the small threes) take 3*2^i up to kLargestRowThree, columns and reductions up to kLargestThree;
+  // 96 and 192 would divide 384 too.
+  CHECK(tile_sizes(96, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64});
+  CHECK(tile_sizes(96, false, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64});
+  CHECK(tile_sizes(384, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 256});
+  CHECK(tile_sizes(384, false, false) ==
+        std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 128, 256});
   CHECK(tile_sizes(7, false) == std::vector<std::int64_t>{1, 3, 4, 6});  // irregular: 2 leaves a boundary
   CHECK(tile_sizes(12, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8});  // 3*2^2 is regular
   CHECK(tile_sizes(1, true) == std::vector<std::int64_t>{1});
