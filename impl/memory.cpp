@@ -40,6 +40,28 @@ bool any_coarse_at_most(std::span<const std::uint64_t> keys, std::uint64_t key) 
   return false;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+std::size_t first_coarse_at_least(std::span<const std::uint64_t> keys, std::uint64_t key) {
+  constexpr std::uint64_t kTop = 0x8080808080808080ull;
+  using Lanes = std::uint64_t __attribute__((vector_size(32)));
+  const Lanes keys4 = {key, key, key, key};
+  const Lanes tops = {kTop, kTop, kTop, kTop};
+  std::size_t i = 0;
+  for (; i + 8 <= keys.size(); i += 8) {  // one horizontal test per 8 keys, then the first of them
+    Lanes a, b;
+    std::memcpy(&a, keys.data() + i, sizeof a);
+    std::memcpy(&b, keys.data() + i + 4, sizeof b);
+    const auto hit = ((((a | tops) - keys4) & tops) == tops) | ((((b | tops) - keys4) & tops) == tops);
+    if ((hit[0] | hit[1] | hit[2] | hit[3]) != 0) break;
+  }
+  for (; i < keys.size(); ++i) {
+    if (coarse_at_most(key, keys[i])) return i;
+  }
+  return keys.size();
+}
+
 MemoryUse MemoryUse::coarse() const {
   MemoryUse r;
   for (std::size_t i = 1; i < bytes.size(); ++i) {

@@ -95,6 +95,10 @@ inline bool coarse_at_most(std::uint64_t a, std::uint64_t b) {
 /// filter of the search, four keys per vector instruction where the host has AVX2.
 bool any_coarse_at_most(std::span<const std::uint64_t> keys, std::uint64_t key);
 
+/// The index of the first key of `keys` that is at least `key` in every class (coarse_at_most(key, k)), or
+/// keys.size(): four keys per vector instruction where the host has AVX2.
+std::size_t first_coarse_at_least(std::span<const std::uint64_t> keys, std::uint64_t key);
+
 /// The class key of the elementwise maximum of two peaks, from their class keys: the bytewise maximum (all bytes
 /// below 128, so each byte's top bit after (a | 0x80..) - b says whether a's byte is at least b's).
 inline std::uint64_t coarse_max(std::uint64_t a, std::uint64_t b) {

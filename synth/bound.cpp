@@ -54,8 +54,7 @@ void CandidateFloor::add(const Point& p) {
     at = i + 1;
   }
   // Drop what p dominates: the points after it of no smaller class (mostly none: find the first before copying).
-  std::size_t kept = at;
-  while (kept < keys_.size() && !coarse_at_most(key, keys_[kept])) ++kept;
+  std::size_t kept = at + first_coarse_at_least(std::span(keys_).subspan(at), key);
   for (std::size_t i = kept; i < points_.size(); ++i) {
     if (coarse_at_most(key, keys_[i])) continue;
     costs_[kept] = costs_[i];

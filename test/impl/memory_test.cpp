@@ -44,7 +44,7 @@ TEST_CASE("coarse_key orders memory exactly like coarse()", "[impl][memory]") {
   CHECK(coarse_at_most(MemoryUse{}.coarse_key(), one.coarse_key()));
 }
 
-TEST_CASE("coarse_max and any_coarse_at_most agree with the classes they pack", "[impl][memory]") {
+TEST_CASE("coarse_max, any_coarse_at_most, first_coarse_at_least agree with the classes", "[impl][memory]") {
   std::mt19937_64 rng(7);
   std::vector<std::uint64_t> keys;
   for (int i = 0; i < 20000; ++i) {
@@ -55,6 +55,8 @@ TEST_CASE("coarse_max and any_coarse_at_most agree with the classes they pack", 
     const std::uint64_t key = b.coarse_key();
     const bool any = std::any_of(keys.begin(), keys.end(), [&](std::uint64_t k) { return coarse_at_most(k, key); });
     CHECK(any_coarse_at_most(keys, key) == any);
+    const auto first = std::find_if(keys.begin(), keys.end(), [&](std::uint64_t k) { return coarse_at_most(key, k); });
+    CHECK(first_coarse_at_least(keys, key) == static_cast<std::size_t>(first - keys.begin()));
     keys.push_back(a.coarse_key());
   }
   CHECK_FALSE(any_coarse_at_most({}, 0));
