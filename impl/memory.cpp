@@ -13,29 +13,43 @@
 
 namespace kriek {
 
+namespace {
+
+/// Whether any of the 8 keys at `at` is at most `key` in every class (kKeysAtMost), or at least it: coarse_at_most
+/// on generic vectors of four 64-bit lanes, one AVX2 register in the avx2 clones below, two SSE2 ones otherwise.
+template <bool kKeysAtMost>
+__attribute__((always_inline)) inline bool any_of_eight(const std::uint64_t* at, std::uint64_t key) {
+  constexpr std::uint64_t kTop = 0x8080808080808080ull;
+  using Lanes = std::uint64_t __attribute__((vector_size(32)));
+  const Lanes keys = {key, key, key, key};
+  const Lanes tops = {kTop, kTop, kTop, kTop};
+  Lanes a, b;  // two variables: an array of vectors goes through the stack (twice the search time)
+  std::memcpy(&a, at, sizeof a);
+  std::memcpy(&b, at + 4, sizeof b);
+  if constexpr (kKeysAtMost) {
+    const auto hit = ((((keys | tops) - a) & tops) == tops) | ((((keys | tops) - b) & tops) == tops);
+    return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
+  } else {
+    const auto hit = ((((a | tops) - keys) & tops) == tops) | ((((b | tops) - keys) & tops) == tops);
+    return (hit[0] | hit[1] | hit[2] | hit[3]) != 0;
+  }
+}
+
+}  // namespace
+
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 bool any_coarse_at_most(std::span<const std::uint64_t> keys, std::uint64_t key) {
-  constexpr std::uint64_t kTop = 0x8080808080808080ull;
-  const std::uint64_t high = key | kTop;
-  // Generic vectors: four 64-bit lanes, one AVX2 register in the avx2 clone, two SSE2 ones otherwise.
-  using Lanes = std::uint64_t __attribute__((vector_size(32)));
-  const Lanes highs = {high, high, high, high};
-  const Lanes tops = {kTop, kTop, kTop, kTop};
   // From the back: callers keep keys in cost order and ask about a dearer point, which the keys nearest it in cost,
   // nearest in memory too, are the likeliest to dominate (cold searches on 2 threads: matmul 2048^3 15.2 -> 13.0 s,
   // 1000^3 41.8 -> 38.4 s, 384x768x3072 28.9 -> 25.5 s).
   std::size_t end = keys.size();
-  for (; end >= 8; end -= 8) {  // one horizontal test per 8 keys
-    Lanes a, b;
-    std::memcpy(&a, keys.data() + end - 8, sizeof a);
-    std::memcpy(&b, keys.data() + end - 4, sizeof b);
-    const auto hit = (((highs - a) & tops) == tops) | (((highs - b) & tops) == tops);
-    if ((hit[0] | hit[1] | hit[2] | hit[3]) != 0) return true;
+  for (; end >= 8; end -= 8) {
+    if (any_of_eight<true>(keys.data() + end - 8, key)) return true;
   }
   for (; end > 0; --end) {
-    if (((high - keys[end - 1]) & kTop) == kTop) return true;
+    if (coarse_at_most(keys[end - 1], key)) return true;
   }
   return false;
 }
@@ -44,18 +58,8 @@ bool any_coarse_at_most(std::span<const std::uint64_t> keys, std::uint64_t key) 
 __attribute__((target_clones("avx2", "default")))
 #endif
 std::size_t first_coarse_at_least(std::span<const std::uint64_t> keys, std::uint64_t key) {
-  constexpr std::uint64_t kTop = 0x8080808080808080ull;
-  using Lanes = std::uint64_t __attribute__((vector_size(32)));
-  const Lanes keys4 = {key, key, key, key};
-  const Lanes tops = {kTop, kTop, kTop, kTop};
   std::size_t i = 0;
-  for (; i + 8 <= keys.size(); i += 8) {  // one horizontal test per 8 keys, then the first of them
-    Lanes a, b;
-    std::memcpy(&a, keys.data() + i, sizeof a);
-    std::memcpy(&b, keys.data() + i + 4, sizeof b);
-    const auto hit = ((((a | tops) - keys4) & tops) == tops) | ((((b | tops) - keys4) & tops) == tops);
-    if ((hit[0] | hit[1] | hit[2] | hit[3]) != 0) break;
-  }
+  while (i + 8 <= keys.size() && !any_of_eight<false>(keys.data() + i, key)) i += 8;  // then the first of those 8
   for (; i < keys.size(); ++i) {
     if (coarse_at_most(key, keys[i])) return i;
   }
