@@ -41,11 +41,15 @@ bool before(const CandidateFloor::Point& x, const CandidateFloor::Point& y) {
 
 }  // namespace
 
+std::size_t CandidateFloor::first_of_cost(Cost cost, bool or_more) const {
+  const auto before_it = [&](const Point& q) { return or_more ? q.cost < cost : q.cost <= cost; };
+  return static_cast<std::size_t>(std::partition_point(points_.begin(), points_.end(), before_it) - points_.begin());
+}
+
 void CandidateFloor::add(const Point& p) {
   const std::uint64_t key = p.peak.coarse_key();
   // The points of p's cost (between lo and hi) are compared in full; cheaper ones come before p, dearer after.
-  const auto lo = static_cast<std::size_t>(std::lower_bound(costs_.begin(), costs_.end(), p.cost) - costs_.begin());
-  const auto hi = static_cast<std::size_t>(std::upper_bound(costs_.begin(), costs_.end(), p.cost) - costs_.begin());
+  const std::size_t lo = first_of_cost(p.cost, true), hi = first_of_cost(p.cost, false);
   if (any_coarse_at_most(std::span(keys_).first(lo), key)) return;
   std::size_t at = lo;  // p's place among the points of its cost
   for (std::size_t i = lo; i < hi; ++i) {
@@ -57,23 +61,18 @@ void CandidateFloor::add(const Point& p) {
   std::size_t kept = at + first_coarse_at_least(std::span(keys_).subspan(at), key);
   for (std::size_t i = kept; i < points_.size(); ++i) {
     if (coarse_at_most(key, keys_[i])) continue;
-    costs_[kept] = costs_[i];
     keys_[kept] = keys_[i];
     points_[kept] = points_[i];
     ++kept;
   }
-  costs_.resize(kept);
   keys_.resize(kept);
   points_.resize(kept);
-  const auto where = static_cast<std::ptrdiff_t>(at);
-  costs_.insert(costs_.begin() + where, p.cost);
-  keys_.insert(keys_.begin() + where, key);
-  points_.insert(points_.begin() + where, p);
+  keys_.insert(keys_.begin() + static_cast<std::ptrdiff_t>(at), key);
+  points_.insert(points_.begin() + static_cast<std::ptrdiff_t>(at), p);
 }
 
 bool CandidateFloor::beats(const ActionBound& b) const {
-  const auto cheaper = std::lower_bound(costs_.begin(), costs_.end(), b.cost) - costs_.begin();
-  return any_coarse_at_most(std::span(keys_).first(static_cast<std::size_t>(cheaper)), b.peak.coarse_key());
+  return any_coarse_at_most(std::span(keys_).first(first_of_cost(b.cost, true)), b.peak.coarse_key());
 }
 
 }  // namespace kriek

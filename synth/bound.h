@@ -56,10 +56,12 @@ class CandidateFloor {
   std::span<const Point> points() const { return points_; }
 
  private:
-  // Three arrays in the total order, so that a scan of keys is one any_coarse_at_most.
-  std::vector<Cost> costs_;
-  std::vector<std::uint64_t> keys_;  ///< MemoryUse::coarse_key of each point
+  /// The first point of cost `cost` or more (`or_more`), or of more than `cost`.
+  std::size_t first_of_cost(Cost cost, bool or_more) const;
+
+  // Two arrays in the total order, so that a scan of keys is one any_coarse_at_most.
   std::vector<Point> points_;
+  std::vector<std::uint64_t> keys_;  ///< MemoryUse::coarse_key of each point
 };
 
 }  // namespace kriek
