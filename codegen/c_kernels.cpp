@@ -250,10 +250,11 @@ void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& ou
       continue;
     }
     const std::string& n = rest[r];
+    const std::string width = std::to_string(isa.width);
     w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
-           first_lanes(n + " < 16 ? " + n + " : 16") + ", " + at + "));");
+           first_lanes(n + " < " + width + " ? " + n + " : " + width) + ", " + at + "));");
     w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
-           first_lanes(n + " < 16 ? 0 : " + n + " - 16") + ", " + at + " + 16));");
+           first_lanes(n + " < " + width + " ? 0 : " + n + " - " + width) + ", " + at + " + " + width + "));");
   }
   const std::string reg = whole_register(out);
   if (isa.width == 8) {

@@ -63,7 +63,7 @@ std::vector<CView> innermost_rows(const CView& in) {
 }
 
 bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t width) {
-  if (width != 16 || k < 14 * width || rows.empty()) return false;
+  if (width != 16 || k < kPeelMinRegisters * width || rows.empty()) return false;
   const std::optional<Affine> first = affine_offset(rows.front(), zeros(rows.front().rank()));
   for (const CView& row : rows) {
     const std::optional<Affine> at = affine_offset(row, zeros(row.rank()));

@@ -35,5 +35,7 @@ std::vector<CView> innermost_rows(const CView& in);
 /// extra loads cost each row a fixed amount (64 rows, 1 thread: 45, 100 and 200 floats 44%, 33% and 10% slower
 /// peeled; 250, 300, 333 and 500 floats 37%, 26%, 50% and 37% faster).
 bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t width);
+/// The fewest whole registers per row for which sum_runs_peel starts rows at their cache lines.
+inline constexpr std::int64_t kPeelMinRegisters = 14;
 
 }  // namespace kriek::codegen
