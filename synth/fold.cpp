@@ -119,9 +119,9 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
   }
   f.steps.assign(child.size() + 1, {});
   f.steps[0].push_back(Partial{});
+  thread_local Step step;
   for (std::size_t i = 0; i < child.size(); ++i) {
     const std::vector<Partial>& partial = f.steps[i];
-    thread_local Step step;
     std::vector<Partial>& next = f.steps[i + 1];
     step.run(partial, child[i], nc.weights[i], nc.own, capacity, next);
     if (floor && i + 1 < child.size()) {
