@@ -183,7 +183,8 @@ int run(int argc, char** argv) {
   if (table) synth.set_table(&*table);
   Runner runner(synth, rounds);
   std::ostringstream csv;
-  csv << "suite,spec,level,gflops,gbytes_per_s,level_gbytes_per_s,of_bandwidth,fused_over_plain\n";
+  // Spec texts hold commas (compose[add, relu]): quoted.
+  csv << "suite,spec,level,gflops,gbytes_per_s,read_gbytes_per_s,copy_gbytes_per_s,of_bandwidth,fused_over_plain\n";
 
   // Only the streaming suites compare against the levels' bandwidth.
   std::optional<TargetProfile> profile;
@@ -206,7 +207,7 @@ int run(int argc, char** argv) {
         const double ratio = m[1].seconds / m[0].seconds;
         ratios.push_back(ratio);
         std::printf("%-14s %12.1f %12.1f %14.3f\n", shape.c_str(), m[0].gflops, m[1].gflops, ratio);
-        csv << "epilogues," << spec_text(fused) << ",,," << ",,," << ratio << "\n";
+        csv << "epilogues,\"" << spec_text(fused) << "\",,,,,,," << ratio << "\n";
       }
       std::printf("fused / plain time: median %.3f, highest %.3f\n", median(ratios),
                   *std::max_element(ratios.begin(), ratios.end()));
@@ -237,8 +238,8 @@ int run(int argc, char** argv) {
       shares.push_back(share);
       std::printf("%-40s %5s %9.2f %9.1f %9.1f %9.1f %7.0f%%\n", text.c_str(), level.c_str(), m.gflops, gbs,
                   read_gbs, copy_gbs, 100 * share);
-      csv << suite << "," << text << "," << level << "," << m.gflops << "," << gbs << "," << read_gbs << ","
-          << share << ",\n";
+      csv << suite << ",\"" << text << "\"," << level << "," << m.gflops << "," << gbs << "," << read_gbs << ","
+          << copy_gbs << "," << share << ",\n";
     }
     std::printf("of bandwidth: median %.0f%%, lowest %.0f%%\n", 100 * median(shares),
                 100 * *std::min_element(shares.begin(), shares.end()));
