@@ -62,14 +62,22 @@ std::vector<CView> innermost_rows(const CView& in) {
   }
 }
 
-bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t width) {
-  if (width != 16 || k < kPeelMinRegisters * width || rows.empty()) return false;
+std::optional<std::vector<std::int64_t>> rows_apart(const std::vector<CView>& rows) {
+  if (rows.empty()) return std::vector<std::int64_t>{};
   const std::optional<Affine> first = affine_offset(rows.front(), zeros(rows.front().rank()));
+  std::vector<std::int64_t> apart;
   for (const CView& row : rows) {
     const std::optional<Affine> at = affine_offset(row, zeros(row.rank()));
-    if (!first || !at || !(*at - *first).is_constant() || (*at - *first).constant() % width != 0) return true;
+    if (!first || !at || !(*at - *first).is_constant()) return std::nullopt;
+    apart.push_back((*at - *first).constant());
   }
-  return false;
+  return apart;
+}
+
+bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t width) {
+  if (width != 16 || k < kPeelMinRegisters * width || rows.empty()) return false;
+  const auto apart = rows_apart(rows);
+  return !apart || std::any_of(apart->begin(), apart->end(), [&](std::int64_t d) { return d % width != 0; });
 }
 
 }  // namespace kriek::codegen

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "codegen/c_view.h"
@@ -26,6 +27,10 @@ void for_each_row_register(std::size_t axis, const CView& in, const CView& out, 
 /// For vec_sum_runs (out += the sum of `in` over its innermost axis, out one register): the rows of `in` along
 /// that axis, one per lane of `out`, in the row-major order of the other dimensions.
 std::vector<CView> innermost_rows(const CView& in);
+
+/// Each of `rows`' offset from the first in elements when all are a constant distance from it (the usual case:
+/// rows of one buffer), else nullopt.
+std::optional<std::vector<std::int64_t>> rows_apart(const std::vector<CView>& rows);
 
 /// True when vec_sum_runs starts each of `rows` (of `k` elements, registers of `width` lanes) at a cache line: the
 /// first lanes up to the line loaded masked, whole registers from the line on, the rest masked. Only for 16-lane

@@ -231,22 +231,16 @@ struct Kernels {
     // pointer with constant displacements, the pointer an induction variable of its own: no index register (an
     // add with an indexed memory operand is two micro-ops on Intel) and not a register per row. reducesum[axis=1]
     // 256x256 on Sapphire Rapids: LLVM/C 0.79 -> 0.82-0.93 (the rest is not this loop).
-    std::vector<std::int64_t> apart;
-    const std::optional<Affine> first = affine_offset(rows.front(), zeros(rows.front().rank()));
-    for (const CView& row : rows) {
-      const std::optional<Affine> at = affine_offset(row, zeros(row.rank()));
-      if (!first || !at || !(*at - *first).is_constant()) break;
-      apart.push_back((*at - *first).constant());
-    }
+    const std::optional<std::vector<std::int64_t>> apart = rows_apart(rows);
     const auto add_rows = [&](const Affine& j, std::int64_t lanes) {
       Value* base = nullptr;
-      if (apart.size() == rows.size()) {  // the first row's address moving with the loop: a pointer of its own
+      if (apart) {  // the first row's address moving with the loop: a pointer of its own
         Coord at = zeros(rows.front().rank());
         at.back() = j;
         base = c.element(rows.front(), at);
       }
       for (std::size_t r = 0; r < rows.size(); ++r) {
-        Value* address = base ? b.CreateConstInBoundsGEP1_64(f32(), base, static_cast<std::uint64_t>(apart[r]))
+        Value* address = base ? b.CreateConstInBoundsGEP1_64(f32(), base, static_cast<std::uint64_t>((*apart)[r]))
                               : b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)});
         Value* va = load_register(address, lanes);
         b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
