@@ -85,7 +85,10 @@ void run_step(const std::vector<std::string>& argv, const std::filesystem::path&
 
 std::vector<std::string> compile_command(const CSource& c, const Target& target, const std::filesystem::path& source,
                                          const std::filesystem::path& library, const CompileOptions& options) {
-  std::vector<std::string> argv{c_compiler(options), "-std=c11", "-O3", "-fPIC", "-shared", "-Wall", "-Wextra"};
+  // -fno-signed-zeros: a sum's sign of zero is no Spec's semantics, and 0 + x folds to x (accumulators that are
+  // zeroed and then added start from their first term; the LLVM backend's nsz).
+  std::vector<std::string> argv{c_compiler(options), "-std=c11", "-O3", "-fno-signed-zeros", "-fPIC", "-shared",
+                                "-Wall", "-Wextra"};
   if (options.warnings_as_errors) argv.push_back("-Werror");
   for (const auto& f : isa_flags(target)) argv.push_back(f);
   if (c.uses_openmp) argv.push_back("-fopenmp");

@@ -24,6 +24,11 @@ class IrEmitter final : public Emitter, public IrKernelContext {
       : ctx_(context), module_(module), b_(context), cpu_(cpu), use_(use), function_(std::move(function)) {
     const VectorIsa* isa = vector_isa(target);
     width_ = isa ? isa->width : 0;
+    // A sum's sign of zero is not part of any Spec's semantics: 0 + x folds to x (accumulators zeroed and then
+    // added to start from their first term), as the C backend's -fno-signed-zeros allows.
+    llvm::FastMathFlags nsz;
+    nsz.setNoSignedZeros();
+    b_.setFastMathFlags(nsz);
   }
 
   /// Declares the entry point with one noalias pointer per name and starts its body.
