@@ -157,21 +157,46 @@ void chained_sum(CWriter& w, const VectorIsa& isa, KernelKind kind, const CView&
 }
 
 /// out += the sum of `in` over `axis` (not its innermost), out in registers: a C loop over the axis, in which
-/// every output register adds the input's register at the same place (one chain per register).
+/// every output register adds the input's register at the same place, the steps alternating between
+/// sum_rows_sets accumulator sets (the first the output itself) that are added into the output at the end.
 void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& in, const CView& out) {
   const std::int64_t k = in.shape[axis];
-  Affine step(0);
-  if (k > 1) {
-    const std::string j = w.fresh("j");
-    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(k) + "; ++" + j + ")");
-    step = Affine::variable(j);
+  const std::int64_t registers = row_register_count(axis, in, out, isa.width), sets = sum_rows_sets(registers, k);
+  w.open("");
+  std::vector<std::string> extra;  // set s > 0, register r: extra[(s - 1) * registers + r]
+  for (std::int64_t i = 0; i < (sets - 1) * registers; ++i) {
+    extra.push_back(w.fresh("acc"));
+    w.line(isa.type + " " + extra.back() + " = " + isa.zero + "();");
   }
-  for_each_row_register(axis, in, out, isa.width, step, [&](const CView& out_reg, const CView& run) {
+  const auto add_step = [&](const Affine& step, std::int64_t set) {
+    std::int64_t r = 0;
+    for_each_row_register(axis, in, out, isa.width, step, [&](const CView& out_reg, const CView& run) {
+      const std::string reg = set == 0 ? whole_register(out_reg) : extra[static_cast<std::size_t>((set - 1) * registers + r)];
+      const std::int64_t lanes = volume(out_reg.shape);  // a whole register, or a panel row's partial last one
+      w.line(reg + " = " + isa.add + "(" + reg + ", " + load_register(isa, run, KernelKind::vec_sum_rows, lanes) + ");");
+      ++r;
+    });
+  };
+  const std::int64_t rounds = k / sets;
+  if (rounds > 1) {
+    const std::string j = w.fresh("j");
+    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(rounds * sets) + "; " + j +
+           " += " + std::to_string(sets) + ")");
+    for (std::int64_t set = 0; set < sets; ++set) add_step(Affine::variable(j) + Affine(set), set);
+    w.close();
+  } else if (rounds == 1) {
+    for (std::int64_t set = 0; set < sets; ++set) add_step(Affine(set), set);
+  }
+  for (std::int64_t step = rounds * sets; step < k; ++step) add_step(Affine(step), 0);
+  std::int64_t r = 0;
+  for_each_row_register(axis, in, out, isa.width, Affine(0), [&](const CView& out_reg, const CView&) {
     const std::string reg = whole_register(out_reg);
-    const std::int64_t lanes = volume(out_reg.shape);  // a whole register, or a panel row's partial last one
-    w.line(reg + " = " + isa.add + "(" + reg + ", " + load_register(isa, run, KernelKind::vec_sum_rows, lanes) + ");");
+    for (std::int64_t set = 1; set < sets; ++set) {
+      w.line(reg + " = " + isa.add + "(" + reg + ", " + extra[static_cast<std::size_t>((set - 1) * registers + r)] + ");");
+    }
+    ++r;
   });
-  if (k > 1) w.close();
+  w.close();
 }
 
 /// The register whose lane r is the sum of the lanes of acc[r] (8 accumulators of 8 lanes): pairwise horizontal
@@ -209,7 +234,7 @@ std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std:
 /// 30 lanes) in two masked loads, masks made from counts ((1 << n) - 1, n <= 16).
 void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out) {
   const std::vector<CView> rows = innermost_rows(in);
-  KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) == isa.width && (isa.width == 8 || isa.width == 16),
+  KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) <= isa.width && (isa.width == 8 || isa.width == 16),
                "vec_sum_runs: ", rows.size(), " rows for registers of ", isa.width, " lanes");
   const std::int64_t k = in.shape.back();
   const bool peel = sum_runs_peel(rows, k, isa.width);
@@ -255,6 +280,10 @@ void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& ou
            first_lanes(n + " < " + width + " ? " + n + " : " + width) + ", " + at + "));");
     w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
            first_lanes(n + " < " + width + " ? 0 : " + n + " - " + width) + ", " + at + " + " + width + "));");
+  }
+  for (std::int64_t r = static_cast<std::int64_t>(rows.size()); r < isa.width; ++r) {  // a partial register's lanes
+    acc.push_back(w.fresh("acc"));
+    w.line(isa.type + " " + acc.back() + " = " + isa.zero + "();");
   }
   const std::string reg = whole_register(out);
   if (isa.width == 8) {

@@ -47,6 +47,12 @@ void for_each_row_register(std::size_t axis, const CView& in, const CView& out, 
   }
 }
 
+std::int64_t row_register_count(std::size_t axis, const CView& in, const CView& out, std::int64_t width) {
+  std::int64_t n = 0;
+  for_each_row_register(axis, in, out, width, Affine(0), [&](const CView&, const CView&) { ++n; });
+  return n;
+}
+
 std::vector<CView> innermost_rows(const CView& in) {
   KRIEK_ASSERT(in.rank() >= 1, "the rows of a rank-0 view ", in.base);
   const std::size_t last = in.rank() - 1;

@@ -23,6 +23,8 @@ Shape matrix_row(const CView& v, std::int64_t cols);
 /// dense run of `in` it adds at position `step` along the axis.
 void for_each_row_register(std::size_t axis, const CView& in, const CView& out, std::int64_t width, const Affine& step,
                            const std::function<void(const CView& reg, const CView& run)>& add);
+/// How many registers for_each_row_register visits.
+std::int64_t row_register_count(std::size_t axis, const CView& in, const CView& out, std::int64_t width);
 
 /// For vec_sum_runs (out += the sum of `in` over its innermost axis, out one register): the rows of `in` along
 /// that axis, one per lane of `out`, in the row-major order of the other dimensions.

@@ -2,6 +2,8 @@
 // slots (whole <W x float> values; a row's partial last register in register panels loaded and stored with
 // llvm.masked.load/store), the broadcast-FMA outer product with llvm.fma, chained reductions, and the
 // direct convolution's loop. Comparisons keep the C backend's NaN behaviour (max(a, b) = a < b ? b : a).
+#include <bit>
+
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Intrinsics.h>
@@ -13,6 +15,13 @@
 
 namespace kriek::codegen {
 namespace {
+
+/// `i`'s lowest `bits` bits in reverse order.
+std::size_t bit_reverse(std::size_t i, unsigned bits) {
+  std::size_t r = 0;
+  for (unsigned b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
+  return r;
+}
 
 using llvm::Value;
 
@@ -219,7 +228,7 @@ struct Kernels {
   void sum_runs(const CView& in, const CView& out) {
     const std::vector<CView> rows = innermost_rows(in);
     const std::int64_t k = in.shape.back(), width = c.width();
-    KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) == width, "vec_sum_runs: ", rows.size(), " rows for ",
+    KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) <= width, "vec_sum_runs: ", rows.size(), " rows for ",
                  width, " lanes");
     std::vector<Value*> ptr, acc;
     for (const CView& row : rows) {
@@ -255,22 +264,24 @@ struct Kernels {
       }
       if (k % width != 0) add_rows(Affine(k - k % width), k % width);  // the rows' partial last registers, masked
     }
-    std::vector<Value*> level;
-    for (Value* slot : acc) level.push_back(b.CreateLoad(vec(), slot));
+    // The rows' sums transposed into one register: each step adds pairs of registers, a's lanes folded into the
+    // first half of each segment and b's into the second: a blend (either add port) plus one shuffle, where the
+    // two shuffles of each half take only the shuffle port. In bit-reversed row order, lane r ends as row r's sum;
+    // missing rows (a partial register) are zeros, folded away.
+    const auto bits = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(width)) - 1);
+    std::vector<Value*> level(static_cast<std::size_t>(width), llvm::Constant::getNullValue(vec()));
+    for (std::size_t r = 0; r < acc.size(); ++r) level[bit_reverse(r, bits)] = b.CreateLoad(vec(), acc[r]);
     for (std::int64_t p = width; level.size() > 1; p /= 2) {
-      std::vector<int> lo, hi;
-      for (std::int64_t from : {std::int64_t{0}, width}) {
-        for (std::int64_t seg = 0; seg < width; seg += p) {
-          for (std::int64_t l = 0; l < p / 2; ++l) {
-            lo.push_back(static_cast<int>(from + seg + l));
-            hi.push_back(static_cast<int>(from + seg + p / 2 + l));
-          }
-        }
+      std::vector<int> blend, swap;
+      for (std::int64_t l = 0; l < width; ++l) {
+        const bool first = l % p < p / 2;
+        blend.push_back(static_cast<int>(first ? l : width + l));
+        swap.push_back(static_cast<int>(first ? l + p / 2 : width + l - p / 2));
       }
       std::vector<Value*> next;
       for (std::size_t i = 0; i < level.size(); i += 2) {
-        next.push_back(b.CreateFAdd(b.CreateShuffleVector(level[i], level[i + 1], lo),
-                                    b.CreateShuffleVector(level[i], level[i + 1], hi)));
+        next.push_back(b.CreateFAdd(b.CreateShuffleVector(level[i], level[i + 1], blend),
+                                    b.CreateShuffleVector(level[i], level[i + 1], swap)));
       }
       level = std::move(next);
     }
@@ -282,16 +293,49 @@ struct Kernels {
   }
 
   /// out += the sum of `in` over `axis` (not its innermost), out in registers: a loop over the axis, in which
-  /// every output register adds the input's register at the same place.
+  /// every output register adds the input's register at the same place, the steps alternating between
+  /// sum_rows_sets accumulator sets (the first the output itself) that are added into the output at the end.
   void sum_rows(std::size_t axis, const CView& in, const CView& out) {
     const std::int64_t k = in.shape[axis];
-    const Affine step = k > 1 ? c.open_loop(k) : Affine(0);
-    for_each_row_register(axis, in, out, c.width(), step, [&](const CView& reg, const CView& part) {
-      const std::int64_t lanes = volume(reg.shape);  // a whole register, or a panel row's partial last one
-      set(reg, b.CreateFAdd(get(reg), load_register(run(part, KernelKind::vec_sum_rows), lanes)));
+    const std::int64_t registers = row_register_count(axis, in, out, c.width()), sets = sum_rows_sets(registers, k);
+    std::vector<Value*> extra;  // set s > 0, register r: extra[(s - 1) * registers + r]
+    for (std::int64_t i = 0; i < (sets - 1) * registers; ++i) {
+      extra.push_back(c.slot(vec()));
+      b.CreateStore(llvm::Constant::getNullValue(vec()), extra.back());
+    }
+    const auto add_step = [&](const Affine& step, std::int64_t set) {
+      std::int64_t r = 0;
+      for_each_row_register(axis, in, out, c.width(), step, [&](const CView& reg, const CView& part) {
+        const std::int64_t lanes = volume(reg.shape);  // a whole register, or a panel row's partial last one
+        Value* loaded = load_register(run(part, KernelKind::vec_sum_rows), lanes);
+        if (set == 0) {
+          set_add(reg, loaded);
+        } else {
+          Value* slot = extra[static_cast<std::size_t>((set - 1) * registers + r)];
+          b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), slot), loaded), slot);
+        }
+        ++r;
+      });
+    };
+    const std::int64_t rounds = k / sets;
+    if (rounds > 1) {
+      const Affine j = c.open_loop(rounds) * sets;
+      for (std::int64_t set = 0; set < sets; ++set) add_step(j + Affine(set), set);
+      c.close_loop();
+    } else if (rounds == 1) {
+      for (std::int64_t set = 0; set < sets; ++set) add_step(Affine(set), set);
+    }
+    for (std::int64_t step = rounds * sets; step < k; ++step) add_step(Affine(step), 0);
+    std::int64_t r = 0;
+    for_each_row_register(axis, in, out, c.width(), Affine(0), [&](const CView& reg, const CView&) {
+      for (std::int64_t set = 1; set < sets; ++set) {
+        set_add(reg, b.CreateLoad(vec(), extra[static_cast<std::size_t>((set - 1) * registers + r)]));
+      }
+      ++r;
     });
-    if (k > 1) c.close_loop();
   }
+
+  void set_add(const CView& reg, Value* v) { set(reg, b.CreateFAdd(get(reg), v)); }
 };
 
 }  // namespace

@@ -114,11 +114,17 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     }
     case KernelKind::vec_sum_rows: {
       // k steps along the axis, each adding one loaded register into every output register: the adds and loads
-      // share their ports, the k dependent adds of one register take k latencies, lines stream beside; too few
-      // registers leave the chains waiting. A register panel's partial last register is a whole add.
-      const Cost steps = static_cast<Cost>(spec.input(0).shape[std::get<ReduceSum>(spec.op).axis]);
-      const Cost adds = steps * static_cast<Cost>(registers_of(out));
-      return chained(std::max(adds * m.vector_op, adds * m.vector_load), stream_cost(m, spec.input(0)), steps * m.fma_latency);
+      // share their ports, lines stream beside; the steps alternate between sum_rows_sets accumulator sets, whose
+      // chains of k/sets dependent adds take that many latencies, and the sets are added into the output at the
+      // end. A register panel's partial last register is a whole add.
+      const std::int64_t k = spec.input(0).shape[std::get<ReduceSum>(spec.op).axis];
+      const std::int64_t registers = registers_of(out);
+      const std::int64_t sets = sum_rows_sets(registers, k);
+      const Cost adds = static_cast<Cost>(k * registers);
+      const Cost combine = static_cast<Cost>((sets - 1) * registers) * m.vector_op;
+      return chained(std::max(adds * m.vector_op, adds * m.vector_load), stream_cost(m, spec.input(0)),
+                     static_cast<Cost>((k + sets - 1) / sets) * m.fma_latency) +
+             combine;
     }
     case KernelKind::vec_sum_runs: {
       // vs rows of ceil(k/vs) vector adds each (a row's partial last register loaded masked), one load per add, in

@@ -126,6 +126,12 @@ std::optional<std::string> kernel_illegal(KernelKind k, const Spec& spec, const 
 /// that divides it (8 chains hide the FMA latency on two FMA ports).
 std::int64_t dot_chains(std::int64_t vectors);
 
+/// Accumulator sets vec_sum_rows keeps for an output of `registers` registers summed over `steps` steps: enough
+/// that 8 adds are in flight (two add ports of 4 cycles' latency) when the output alone has fewer, at most one per
+/// step and 24 registers in all. Set c takes the steps j with j mod sets = c; the sets are added into the output
+/// at the end.
+std::int64_t sum_rows_sets(std::int64_t registers, std::int64_t steps);
+
 /// The stores that write the first `lanes` lanes of a register (the partial register that ends a row in register
 /// panels), as lane counts: one masked store with opmask registers (AVX-512); without (AVX2, whose masked store
 /// vmaskmovps is microcoded on AMD, about 20 cycles on Zen 3), plain stores of 4, 2 and 1 lanes, largest first.

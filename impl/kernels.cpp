@@ -186,16 +186,14 @@ Why sum_run_rules(const Spec& s, const Target& t) {
   return std::nullopt;
 }
 
-/// vec_sum_runs: the reduced axis is the input's innermost, the input as many rows as a register has lanes (each
-/// one dense run, at any stride; a row's last partial register is loaded masked), the output those rows' sums in
-/// one register.
+/// vec_sum_runs: the reduced axis is the input's innermost, the input as many rows as a register has lanes, or
+/// fewer into a register panel's partial register (each row one dense run, at any stride; a row's last partial
+/// register is loaded masked), the output those rows' sums in one register.
 Why sum_runs_rules(const Spec& s, const Target& t) {
   const TensorSpec& in = s.input(0);
   const TensorSpec& out = s.output();
   const std::size_t axis = std::get<ReduceSum>(s.op).axis;
   if (axis + 1 != in.rank()) return fail("the reduced axis ", axis, " is not the innermost of ", name(s, 0));
-  const std::int64_t width = t.vector_elements(Dtype::f32);
-  if (out.elements() != width) return fail(name(s, 1), " is not one register of ", width, " elements");
   if (Why w = one_vector(s, s.operands.size() - 1, t)) return w;
   if (!out.layout.same_placement(Layout::row_major(), out.shape)) return fail(name(s, 1), " is not row-major");
   if (!is_memory(in.level)) return fail(name(s, 0), " is not in memory (GL, L2 or L1)");
@@ -367,6 +365,13 @@ std::int64_t dot_chains(std::int64_t vectors) {
     if (vectors % c == 0) return c;
   }
   return 1;
+}
+
+std::int64_t sum_rows_sets(std::int64_t registers, std::int64_t steps) {
+  KRIEK_ASSERT(registers > 0 && steps > 0, "sum_rows_sets of ", registers, " registers, ", steps, " steps");
+  constexpr std::int64_t kInFlight = 8, kMostRegisters = 24;
+  const std::int64_t wanted = (kInFlight + registers - 1) / registers;
+  return std::max<std::int64_t>(1, std::min({wanted, steps, kMostRegisters / registers}));
 }
 
 std::vector<std::int64_t> partial_register_stores(std::int64_t lanes, bool opmask) {

@@ -27,8 +27,8 @@ namespace kriek {
 ///   (10) a vector kernel can serve the operand in VRF: either side of a Move whose other side is contiguous
 ///       row-major memory, Zero's output, Unary operands, Binary operands of the output's shape (a broadcast input stays in memory), a rank-2
 ///       Matmul's (or a batch of 1's) rhs or output when the lhs is in memory and n is a multiple of the vector size (any n
-///       in register panels), a ReduceSum's output in whole registers or register panels (vec_sum_rows; over the
-///       input's innermost axis whole registers only: vec_sum_runs, a register of rows' sums), a Conv's output in
+///       in register panels), a ReduceSum's output in whole registers or register panels (vec_sum_rows, or over
+///       the input's innermost axis vec_sum_runs: a register of rows' sums, partial for fewer rows), a Conv's output in
 ///       whole registers when its image and filters are in memory and its output channels a multiple of the
 ///       vector size (to_matmul makes it bcast_fma's);
 ///   (11) in a Move Spec, the level is faster than both operands' (the prologue or epilogue the move makes is

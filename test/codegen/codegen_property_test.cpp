@@ -75,7 +75,8 @@ int check_batch(const std::vector<Case>& cases, const Target& target, const std:
 
 /// Counts what an Impl exercises: kernels by name, and "slide window", "pipeline", "buffer" (a move into a
 /// memory buffer of its own), "boundary" (a loop with a boundary body), "pad", "as_matmul", "partial register"
-/// (a kernel on the partial last register of a row in register panels).
+/// (a kernel on the partial last register of a row in register panels), "vec_sum_runs partial" (fewer rows than
+/// lanes).
 void count_features(const ImplNode& n, std::map<std::string, int>& seen) {
   if (const auto* k = std::get_if<KernelCall>(&n.kind)) {
     ++seen[std::string(kernel_name(k->kernel))];
@@ -83,6 +84,9 @@ void count_features(const ImplNode& n, std::map<std::string, int>& seen) {
       if (in_register_panels(t) && t.elements() < t.vector_size) ++seen["partial register"];
     }
     if (k->kernel == KernelKind::vec_sum_rows && in_register_panels(n.spec.output())) ++seen["vec_sum_rows panels"];
+    if (k->kernel == KernelKind::vec_sum_runs && n.spec.output().elements() < n.spec.output().vector_size) {
+      ++seen["vec_sum_runs partial"];
+    }
   }
   if (const auto* l = std::get_if<Loop>(&n.kind)) {
     if (l->window) ++seen["slide window"];
@@ -129,9 +133,9 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
         spec = parse_spec("matmul " + shape_text(Shape{spec.input(0).shape[0], k, 1}) + " f32", target);
       } else if (kind == 6 && round % 2 == 1) {
         // Whole vectors along both axes reach the vectorized reductions (vec_sum_rows over the outer axis,
-        // vec_sum_runs over the innermost), and rows a few lanes short their partial last registers.
+        // vec_sum_runs over the innermost), and rows or columns a few lanes short their partial registers.
         std::uniform_int_distribution<std::int64_t> vectors(1, 2), short_by(0, 5);
-        const std::int64_t rows = 16 * vectors(rng), cols = 16 * vectors(rng) - short_by(rng);
+        const std::int64_t rows = 16 * vectors(rng) - short_by(rng), cols = 16 * vectors(rng) - short_by(rng);
         spec = parse_spec("reducesum[axis=" + std::to_string(round / 2 % 2) + "] " + shape_text(Shape{rows, cols}) +
                               " f32",
                           target);
@@ -174,7 +178,8 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
   CHECK(c_kernels >= kernels / kCEvery);
   // The suite must reach every kernel and the interesting code paths through both backends, or it proves little.
   std::vector<std::string> features = {"boundary",         "pipeline",           "buffer", "slide window",
-                                       "pad",              "partial register",   "vec_sum_rows panels"};
+                                       "pad",              "partial register",   "vec_sum_rows panels",
+                                       "vec_sum_runs partial"};
   for (KernelKind k : kAllKernels) features.emplace_back(kernel_name(k));
   for (const std::string& feature : features) {
     INFO("feature " << feature);

@@ -299,7 +299,11 @@ TEST_CASE("vec_sum_runs: the innermost axis of a register's worth of dense rows 
   rejects(k, reduce(1, ts({16, 32}), vec({16}), false), "does not accumulate");
   rejects(k, reduce(0, ts({16, 16}), vec({16})), "the reduced axis 0 is not the innermost of operand 0 (16x16 GL)");
   rejects(k, reduce(1, ts({8, 32}), ts({8}, Level::VRF, Layout::row_major(), 16)),
-          "operand 1 (8 VRF) is not one register of 16 elements");
+          "operand 1 (8 VRF) has 8 elements, not one vector of 16 nor one row of fewer in register panels (row)");
+  accepts(k, reduce(1, ts({3, 45}), ts({3}, Level::VRF, Layout::blocked(0, 16), 16)));  // a panel's partial register
+  accepts(k, reduce(2, ts({1, 5, 45}), ts({1, 5}, Level::VRF, Layout::blocked(1, 16), 16)));
+  rejects(k, reduce(2, ts({2, 5, 45}), ts({2, 5}, Level::VRF, Layout::blocked(1, 16), 16)),
+          "operand 1 (2x5 VRF) has 10 elements, not one vector of 16 nor one row of fewer in register panels (blk1:16)");
   accepts(k, reduce(1, ts({16, 24}), vec({16})));  // each row's last register partial, loaded masked
   accepts(k, reduce(1, ts({16, 13}), vec({16})));
   accepts(k, reduce(1, ts({8, 45}), ts({8}, Level::VRF, Layout::row_major(), 8)), avx2());
