@@ -1,4 +1,4 @@
-// to_matmul: preconditions and the AsMatmul node.
+// to_matmul: preconditions and the Reshape node.
 #include "sched/to_matmul.h"
 
 #include "sched/support.h"
@@ -17,6 +17,11 @@ std::optional<NotApplicable> to_matmul_fails(const ToMatmul&, const Spec& spec, 
   const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
   if (g.fh != 1 || g.fw != 1) {
     return not_applicable("to_matmul", 3, "the filter window is ", g.fh, "x", g.fw, ", not 1x1 (split its taps)");
+  }
+  // One output row reads one image row (the matmul views no other); a stride can leave rows it never reads.
+  if (g.batch * g.oh == 1 && g.h != 1) {
+    return not_applicable("to_matmul", 4, "the output ", shape_text(spec.output().shape), " is one row but the image ",
+                          shape_text(spec.input(0).shape), " has ", g.h, " (tile it to the row it reads)");
   }
   // Several rows (or images) are one matmul M only where they form one run: stride 1, dense image and output.
   if (g.batch * g.oh > 1) {
@@ -51,7 +56,7 @@ std::optional<NotApplicable> to_matmul_fails(const ToMatmul&, const Spec& spec, 
 
 ExpandResult expand_to_matmul(const ToMatmul& action, const Spec& spec, const Target& target) {
   if (Why w = to_matmul_fails(action, spec, target)) return *w;
-  return expansion(spec, AsMatmul{});
+  return expansion(spec, Reshape{});
 }
 
 }  // namespace kriek

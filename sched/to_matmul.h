@@ -15,11 +15,12 @@ namespace kriek {
 ///   (1) the op is Conv;
 ///   (2) it has no padding;
 ///   (3) its filter window is 1x1 (FH = FW = 1);
-///   (4) its output is one row of one image (extent 1 in the batch and row dimensions), or its stride is 1 and
-///       its image and output are dense (contiguous) and row-major, so its rows are one run;
+///   (4) its output is one row of one image (extent 1 in the batch and row dimensions) and so is its image (a
+///       stride can leave image rows that no output reads), or its stride is 1 and its image and output are
+///       dense (contiguous) and row-major, so its rows are one run;
 ///   (5) the image and the output are row-major, the filters row-major or blocked on their output channels
 ///       (their last dimension, oneDNN's Ohwi8o and kin).
-/// One AsMatmul node whose child is the matmul (matmul[acc] when the conv accumulates).
+/// One Reshape node whose child is the matmul (matmul[acc] when the conv accumulates).
 ExpandResult expand_to_matmul(const ToMatmul& action, const Spec& spec, const Target& target);
 
 /// The failed precondition of expand_to_matmul, or nullopt when it applies (builds no node).

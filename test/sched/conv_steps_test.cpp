@@ -104,8 +104,11 @@ TEST_CASE("to_matmul (4): one output row of one image, or dense rows of stride 1
   CHECK_THAT(reason(ToMatmul{}, s), Contains("to_matmul (4): the output 2x1x5x4 is several rows and the output is not dense and row-major"));
   CHECK_THAT(reason(ToMatmul{}, strided({1, 3, 5, 8}, {1, 1, 8, 4}, 2, 0)),
              Contains("to_matmul (4): the output 1x2x3x4 is several rows and the stride is 2x2, not 1"));
-  // One row of a strided conv needs no run across rows.
+  // One row of a strided conv needs no run across rows, but reads one image row only.
   CHECK_FALSE(to_matmul_fails(ToMatmul{}, strided({1, 1, 5, 8}, {1, 1, 8, 4}, 2, 0), avx512()));
+  CHECK_THAT(reason(ToMatmul{}, strided({1, 2, 5, 8}, {1, 1, 8, 4}, 2, 0)),
+             Contains("to_matmul (4): the output 1x1x3x4 is one row but the image 1x2x5x8 has 2 (tile it to the row it "
+                      "reads)"));
 }
 
 TEST_CASE("to_matmul (5): row-major image and output, filters row-major or in output-channel panels", "[sched][to_matmul]") {
