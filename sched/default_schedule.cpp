@@ -82,10 +82,12 @@ class Defaulter {
       return then(MoveTo{op, t.level, Layout::row_major(), 0}, spec);
     }
     // Register panels where rows are not whole registers and a kernel needs rows of registers (a matmul) or
-    // another operand is in panels already (elementwise registers must match).
+    // another operand is in panels already (elementwise registers must match). Rows of whole registers are
+    // row-major in VRF (move_to 7), and place their elements as panels of them do.
     const std::uint32_t width = target_.vector_elements(t.dtype);
-    bool panels = t.shape.back() % width != 0 && (std::holds_alternative<Matmul>(spec.op) || !register_box(t.shape, width));
+    bool panels = std::holds_alternative<Matmul>(spec.op) || !register_box(t.shape, width);
     for (const TensorSpec& o : spec.operands) panels |= in_register_panels(o);
+    panels &= t.shape.back() % width != 0;
     return then(MoveTo{op, Level::VRF, panels ? register_panels(t.rank(), width) : Layout::row_major(), width}, spec);
   }
 
