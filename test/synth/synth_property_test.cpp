@@ -43,7 +43,12 @@ TEST_CASE("synthesized Impls compute the reference, frontiers are sound", "[synt
       REQUIRE_FALSE(f.empty());
       for (std::size_t i = 0; i < f.entries.size(); ++i) {
         for (std::size_t j = 0; j < f.entries.size(); ++j) {
-          if (i != j) CHECK_FALSE(dominates(f.entries[i], f.entries[j]));
+          INFO("entries " << i << " (cost " << f.entries[i].cost << ", " << f.entries[i].peak << ") and " << j << " (cost "
+                          << f.entries[j].cost << ", " << f.entries[j].peak << ")");
+          // No entry is dominated by an earlier one (frontier.h's filter); a later one may dominate an earlier one
+          // only at the same cost (the earlier is first in the total order, and both stay).
+          if (i < j) CHECK_FALSE(dominates(f.entries[i], f.entries[j]));
+          if (i > j && dominates(f.entries[i], f.entries[j])) CHECK(f.entries[i].cost == f.entries[j].cost);
         }
         const ImplPtr impl = synth.reconstruct(spec, i);
         REQUIRE(is_complete(impl));
