@@ -25,10 +25,11 @@ enum class ActionTag : std::uint16_t {
   select = 7,
   to_matmul = 8,
   pad_image = 9,
+  flatten = 10,
 };
 /// 2: split has a reduction axis (conv filter taps), to_matmul and pad_image exist.
 constexpr std::uint8_t kActionVersion = 2;
-static_assert(std::variant_size_v<Action> == 9,
+static_assert(std::variant_size_v<Action> == 10,
               "a new Action alternative needs a tag in cache/action_codec.cpp (and the format version bumped)");
 
 void tag(ByteWriter& ar, ActionTag t) { ar(static_cast<std::uint16_t>(t), kActionVersion); }
@@ -48,7 +49,8 @@ void save_action(ByteWriter& ar, const Action& action) {
                         [&](const Bufferize& a) { tag(ar, ActionTag::bufferize), ar(a.cut, a.level, a.layout); },
                         [&](const ToMatmul&) { tag(ar, ActionTag::to_matmul); },
                         [&](const PadImage& a) { tag(ar, ActionTag::pad_image), ar(a.level, a.layout); },
-                        [&](const Select& a) { tag(ar, ActionTag::select), ar(a.kernel); }},
+                        [&](const Select& a) { tag(ar, ActionTag::select), ar(a.kernel); },
+                        [&](const Flatten&) { tag(ar, ActionTag::flatten); }},
              action);
 }
 
@@ -88,6 +90,7 @@ Action load_action(cereal::BinaryInputArchive& ar) {
       return a;
     }
     case ActionTag::to_matmul: return ToMatmul{};
+    case ActionTag::flatten: return Flatten{};
     case ActionTag::pad_image: {
       PadImage a;
       ar(a.level, a.layout);
@@ -127,7 +130,7 @@ const std::string& vocabulary_schema() {
     static_assert(static_cast<int>(Layout::Kind::blocked) == 2, "layout kinds were renumbered");
     s += ";kernels=";
     for (KernelKind k : kAllKernels) s += std::string(kernel_name(k)) + ",";
-    s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7,to_matmul@8,pad_image@9;action_version=" +
+    s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7,to_matmul@8,pad_image@9,flatten@10;action_version=" +
          std::to_string(kActionVersion);
     s += ";canonical=" + std::to_string(kCanonicalRulesVersion) +
          ",parallel_min=" + std::to_string(static_cast<std::int64_t>(kParallelMinFlops));

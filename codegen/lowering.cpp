@@ -48,9 +48,9 @@ class Walk {
                             }
                           },
                           [&](const Pipeline& p) { pipeline(n, p, ops); },
-                          [&](const AsMatmul&) {
+                          [&](const Reshape&) {
                             const ImplNode& body = *n.children[0];
-                            const auto maps = as_matmul_views(n.spec);
+                            const auto maps = reshape_views(n.spec);
                             std::vector<CView> inner;
                             for (std::size_t i = 0; i < ops.size(); ++i) {
                               inner.push_back(reshaped(ops[i], maps[i], body.spec.operands[i].shape));

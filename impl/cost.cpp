@@ -289,7 +289,7 @@ NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec>
                                [&](const Block&) { return in_sequence(children.size()); },
                                [&](const Pipeline& p) { return with_buffer(children.size(), p.buffer, m); },
                                // Views only: the matmul's cost.
-                               [&](const AsMatmul&) { return in_sequence(children.size()); },
+                               [&](const Reshape&) { return in_sequence(children.size()); },
                                [&](const PadOp& p) { return with_buffer(children.size(), p.buffer, m); },
                                [&](const KernelCall& k) {
                                  NodeCost nc;

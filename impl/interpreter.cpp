@@ -188,7 +188,7 @@ class Interpreter {
                             }
                           },
                           [&](const Pipeline& p) { pipeline(n, p, ops); },
-                          [&](const AsMatmul&) { as_matmul(n, ops); },
+                          [&](const Reshape&) { reshape(n, ops); },
                           [&](const PadOp& p) { pad(n, p, ops); },
                           [&](const KernelCall& k) { run_kernel(k.kernel, n.spec, ops); },
                           [&](const Hole&) { hole(n.spec, ops); }},
@@ -253,9 +253,9 @@ class Interpreter {
     run(*n.children[1], tail);
   }
 
-  void as_matmul(const ImplNode& n, const std::vector<View>& ops) {
+  void reshape(const ImplNode& n, const std::vector<View>& ops) {
     const ImplNode& body = *n.children[0];
-    const auto maps = as_matmul_views(n.spec);
+    const auto maps = reshape_views(n.spec);
     std::vector<View> inner;
     for (std::size_t i = 0; i < ops.size(); ++i) inner.push_back(reshaped(ops[i], maps[i], body.spec.operands[i].shape));
     run(body, inner);

@@ -1,7 +1,9 @@
 // Child Specs of every node kind, the checked factories, and hole bookkeeping.
 #include "impl/node.h"
 
+#include <algorithm>
 #include <sstream>
+#include <type_traits>
 
 #include "impl/tiling.h"
 #include "spec/conv_geometry.h"
@@ -119,9 +121,27 @@ std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& p) {
   return {std::move(head), std::move(tail)};
 }
 
-std::vector<std::vector<ViewDim>> as_matmul_views(const Spec& spec) {
+bool reshape_flattens(const Spec& spec) {
+  const auto elementwise = [](const auto& p) {
+    using T = std::decay_t<decltype(p)>;
+    return std::is_same_v<T, Unary> || std::is_same_v<T, Binary>;
+  };
+  if (const auto* c = std::get_if<Compose>(&spec.op)) {
+    return std::all_of(c->stages.begin(), c->stages.end(),
+                       [&](const PrimitiveOp& stage) { return std::visit(elementwise, stage); });
+  }
+  return std::visit(elementwise, spec.op);
+}
+
+std::vector<std::vector<ViewDim>> reshape_views(const Spec& spec) {
+  if (reshape_flattens(spec)) {
+    // One walk through every dimension of each (dense, row-major) operand.
+    std::vector<std::vector<ViewDim>> maps;
+    for (const TensorSpec& t : spec.operands) maps.push_back({ViewDim{t.rank() - 1, 1, t.rank() - 1}});
+    return maps;
+  }
   const auto* conv = std::get_if<Conv>(&spec.op);
-  KRIEK_ASSERT(conv != nullptr, "as_matmul of a ", op_word(spec.op));
+  KRIEK_ASSERT(conv != nullptr, "a reshape of a ", op_word(spec.op));
   const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
   const std::size_t col = g.row_dim + 1;
   // Rank 2 has no channels: K = 1 walks the (unit) row dimension.
@@ -136,7 +156,16 @@ std::vector<std::vector<ViewDim>> as_matmul_views(const Spec& spec) {
           {ViewDim{col, 1, spans}, ViewDim{spec.output().rank() - 1, 1}}};
 }
 
-Spec as_matmul_child_spec(const Spec& spec) {
+Spec reshape_child_spec(const Spec& spec) {
+  if (reshape_flattens(spec)) {
+    Spec flat = spec;
+    for (TensorSpec& t : flat.operands) {
+      KRIEK_ASSERT(t.contiguous && t.layout.kind == Layout::Kind::row_major && t.shape == spec.output().shape,
+                   "flatten needs dense row-major operands of the output's shape");
+      t.shape = {t.elements()};
+    }
+    return flat;
+  }
   const auto& conv = std::get<Conv>(spec.op);
   const ConvGeometry g = conv_geometry(conv, spec.input(0).shape, spec.input(1).shape);
   const std::int64_t rows = g.batch * g.oh * g.ow;
@@ -243,10 +272,10 @@ ImplPtr make_pipeline(Spec spec, Pipeline pipeline, std::vector<ImplPtr> childre
   return std::make_shared<const ImplNode>(ImplNode{std::move(spec), std::move(pipeline), std::move(children)});
 }
 
-ImplPtr make_as_matmul(Spec spec, std::vector<ImplPtr> children) {
-  KRIEK_ASSERT(children.size() == 1, "as_matmul has one child");
-  check_child(children[0], as_matmul_child_spec(spec), "as_matmul body");
-  return std::make_shared<const ImplNode>(ImplNode{std::move(spec), AsMatmul{}, std::move(children)});
+ImplPtr make_reshape(Spec spec, std::vector<ImplPtr> children) {
+  KRIEK_ASSERT(children.size() == 1, "a reshape has one child");
+  check_child(children[0], reshape_child_spec(spec), "reshape body");
+  return std::make_shared<const ImplNode>(ImplNode{std::move(spec), Reshape{}, std::move(children)});
 }
 
 ImplPtr make_pad(Spec spec, PadOp pad, std::vector<ImplPtr> children) {
@@ -282,7 +311,7 @@ ImplPtr make_with_holes(Spec spec, NodeKind kind, const Target& target) {
             for (auto& s : pipeline_child_specs(spec, p)) children.push_back(make_hole(std::move(s)));
             return make_pipeline(spec, std::move(p), std::move(children));
           },
-          [&](AsMatmul&) { return make_as_matmul(spec, {make_hole(as_matmul_child_spec(spec))}); },
+          [&](Reshape&) { return make_reshape(spec, {make_hole(reshape_child_spec(spec))}); },
           [&](PadOp& p) {
             std::vector<ImplPtr> children;
             for (auto& s : pad_child_specs(spec, p)) children.push_back(make_hole(std::move(s)));

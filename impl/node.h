@@ -94,12 +94,15 @@ struct Pipeline {
   TensorSpec buffer;
 };
 
-/// A Conv whose window is 1x1 (pad 0, one output row of one image) as the matmul it is: M = the output
-/// positions along the row, K = the channels, N = the output channels. Its one child implements the matmul
-/// (accumulating when the conv does) over views of the conv's operands that `as_matmul_views` gives: the image
-/// read every stride columns, the filters as C x F, the output as OW x F. Printed
-/// `as_matmul (imgV: 14x32 <- img, filtersV: 32x64 <- filters, outV: 14x64 <- out)`.
-struct AsMatmul {};
+/// The Spec computed as another over views of its operands (reshape_child_spec, reshape_views). Two kinds:
+///  - a Conv whose window is 1x1 (pad 0, one output row of one image, or rows that form one run) as the matmul it
+///    is: M = the output positions, K = the channels, N = the output channels, accumulating when the conv does;
+///    the image read every stride columns, the filters as C x F, the output as OW x F. Printed
+///    `as_matmul (imgV: 14x32 <- img, filtersV: 32x64 <- filters, outV: 14x64 <- out)`;
+///  - an elementwise Spec (Unary, Binary, a Compose of them) whose operands are dense row-major buffers of one
+///    shape as the same op over one flat run of all their elements, so that vectors run on across rows.
+///    Printed `flatten (inV: 3663 <- in, outV: 3663 <- out)`.
+struct Reshape {};
 
 /// Zero padding made real: a Conv with padding reads a buffer `buffer` (the image with its zero border, at a level
 /// and layout of its own) instead. Children: zero (Zero Spec of the whole buffer), load (Move Spec of the image
@@ -117,7 +120,7 @@ struct KernelCall {
 /// An unscheduled sub-Spec.
 struct Hole {};
 
-using NodeKind = std::variant<Loop, MoveOp, Block, Pipeline, AsMatmul, PadOp, KernelCall, Hole>;
+using NodeKind = std::variant<Loop, MoveOp, Block, Pipeline, Reshape, PadOp, KernelCall, Hole>;
 
 struct ImplNode {
   Spec spec;
@@ -138,11 +141,14 @@ std::vector<std::uint32_t> loop_body_masks(const std::vector<LoopAxis>& axes);
 std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);
 /// The Spec of a pipeline's head and tail.
 std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& pipeline);
-/// The matmul an AsMatmul node of this Conv Spec implements (see as_matmul_views for its operands).
-Spec as_matmul_child_spec(const Spec& spec);
-/// How each operand of the matmul walks the conv operand it views (image, filters, output): per matmul
-/// dimension, the conv operand's dimension and step. Conv dimensions that no matmul dimension walks have extent 1.
-std::vector<std::vector<ViewDim>> as_matmul_views(const Spec& spec);
+/// True when a Reshape of `spec` is a flatten (an elementwise op), false for a conv's as_matmul.
+bool reshape_flattens(const Spec& spec);
+/// The Spec a Reshape node of `spec` implements: a Conv's matmul, or an elementwise op's flat form (see
+/// reshape_views for its operands).
+Spec reshape_child_spec(const Spec& spec);
+/// How each operand of the child walks the operand it views: per child dimension, the operand's dimension and
+/// step (and the outer dimensions a flat walk spans). Conv dimensions that no matmul dimension walks have extent 1.
+std::vector<std::vector<ViewDim>> reshape_views(const Spec& spec);
 /// The Specs of a PadOp's children: zero, load, body.
 std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad);
 /// Where the image sits in a PadOp's buffer: the padding before it in each buffer dimension.
@@ -218,7 +224,7 @@ ImplPtr make_loop(Spec spec, Loop loop, std::vector<ImplPtr> bodies);
 ImplPtr make_move(Spec spec, MoveOp move, std::vector<ImplPtr> children);
 ImplPtr make_block(Spec spec, Block block, std::vector<ImplPtr> children);
 ImplPtr make_pipeline(Spec spec, Pipeline pipeline, std::vector<ImplPtr> children);
-ImplPtr make_as_matmul(Spec spec, std::vector<ImplPtr> children);
+ImplPtr make_reshape(Spec spec, std::vector<ImplPtr> children);
 ImplPtr make_pad(Spec spec, PadOp pad, std::vector<ImplPtr> children);
 
 /// The same node with new children (each must implement the same Spec as the one it replaces).

@@ -68,7 +68,7 @@ class Printer {
                           [&](const MoveOp& m) { move(*n, m, names, indent, path); },
                           [&](const Block& b) { block(*n, b, names, indent, path); },
                           [&](const Pipeline& p) { pipeline(*n, p, names, indent, path); },
-                          [&](const AsMatmul&) { as_matmul(*n, names, indent, path); },
+                          [&](const Reshape&) { reshape(*n, names, indent, path); },
                           [&](const PadOp& p) { pad(*n, p, names, indent, path); },
                           [&](const KernelCall& k) {
                             emit(indent, std::string(kernel_name(k.kernel)) + "(" + join(names) + ")", *n);
@@ -204,14 +204,14 @@ class Printer {
     node(n.children[1], tail, indent + 1, sub(path, 1));
   }
 
-  void as_matmul(const ImplNode& n, const Names& names, std::size_t indent, const Path& path) {
+  void reshape(const ImplNode& n, const Names& names, std::size_t indent, const Path& path) {
     Names inner;
     std::vector<std::string> listed;
     for (std::size_t i = 0; i < names.size(); ++i) {
       inner.push_back(names[i] + "V");
       listed.push_back(inner[i] + ": " + shape_text(n.children[0]->spec.operands[i].shape) + " <- " + names[i]);
     }
-    emit(indent, "as_matmul (" + join(listed) + ")", n);
+    emit(indent, (reshape_flattens(n.spec) ? "flatten (" : "as_matmul (") + join(listed) + ")", n);
     node(n.children[0], inner, indent + 1, sub(path, 0));
   }
 

@@ -88,9 +88,15 @@ struct Bufferize {
   template <class Archive> void serialize(Archive& ar) { ar(cut, level, layout); }
 };
 
-/// A Conv with a 1x1 window, no padding and one output row as a matmul over views of its operands (AsMatmul).
+/// A Conv with a 1x1 window, no padding and one output row as a matmul over views of its operands (Reshape).
 struct ToMatmul {
   friend bool operator==(const ToMatmul&, const ToMatmul&) = default;
+  template <class Archive> void serialize(Archive&) {}
+};
+
+/// An elementwise Spec of dense row-major operands as the same op over one flat run of their elements (Reshape).
+struct Flatten {
+  friend bool operator==(const Flatten&, const Flatten&) = default;
   template <class Archive> void serialize(Archive&) {}
 };
 
@@ -109,7 +115,7 @@ struct Select {
   template <class Archive> void serialize(Archive& ar) { ar(kernel); }
 };
 
-using Action = std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, ToMatmul, PadImage, Select>;
+using Action = std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, ToMatmul, PadImage, Select, Flatten>;
 
 /// Applies the action: an Impl node whose children are Holes, or NotApplicable. Never throws.
 ApplyResult apply(const Action& action, const Spec& spec, const Target& target);

@@ -1,9 +1,10 @@
 // apply() and expand(): dispatch of an Action to its operator (apply builds the node expand describes), and action_text(), the words the REPL and error messages use
 // for actions: `tile_out 32 32 [parallel]`, `split 64`, `split 1 fh`, `to_matmul`, `pad_image GL row`, `slide 0 32 L1 row`, `move in0 L1 row [v16]`,
-// `to_accum`, `bufferize 1 L1 row`, `select bcast_fma`.
+// `to_accum`, `bufferize 1 L1 row`, `flatten`, `select bcast_fma`.
 #include <sstream>
 
 #include "sched/bufferize.h"
+#include "sched/flatten.h"
 #include "sched/move_to.h"
 #include "sched/pad_image.h"
 #include "sched/select.h"
@@ -56,7 +57,8 @@ std::string text(const Action& action, const Spec* spec) {
                         [&](const PadImage& a) {
                           out << "pad_image " << level_name(a.level) << ' ' << layout_text(a.layout);
                         },
-                        [&](const Select& a) { out << "select " << kernel_name(a.kernel); }},
+                        [&](const Select& a) { out << "select " << kernel_name(a.kernel); },
+                        [&](const Flatten&) { out << "flatten"; }},
              action);
   return out.str();
 }
@@ -90,7 +92,8 @@ ExpandResult expand(const Action& action, const Spec& spec, const Target& target
                                  [&](const Bufferize& a) { return expand_bufferize(a, spec, target); },
                                  [&](const ToMatmul& a) { return expand_to_matmul(a, spec, target); },
                                  [&](const PadImage& a) { return expand_pad_image(a, spec, target); },
-                                 [&](const Select& a) { return expand_select(a, spec, target); }},
+                                 [&](const Select& a) { return expand_select(a, spec, target); },
+                                 [&](const Flatten& a) { return expand_flatten(a, spec, target); }},
                       action);
   } catch (const UserError& e) {
     // Only a Spec that breaks its op's shape rules gets here (validate() rejects those).
@@ -110,7 +113,7 @@ ApplyResult apply(const Action& action, const Spec& spec, const Target& target) 
                                [&](MoveOp& k) { return make_move(spec, std::move(k), std::move(holes)); },
                                [&](Block& k) { return make_block(spec, std::move(k), std::move(holes)); },
                                [&](Pipeline& k) { return make_pipeline(spec, std::move(k), std::move(holes)); },
-                               [&](AsMatmul&) { return make_as_matmul(spec, std::move(holes)); },
+                               [&](Reshape&) { return make_reshape(spec, std::move(holes)); },
                                [&](PadOp& k) { return make_pad(spec, std::move(k), std::move(holes)); },
                                [&](KernelCall& k) { return make_kernel(spec, k.kernel, target); },
                                [&](Hole&) { return make_hole(spec); }},

@@ -5,6 +5,7 @@
 #include <bit>
 
 #include "sched/bufferize.h"
+#include "sched/flatten.h"
 #include "sched/move_to.h"
 #include "sched/pad_image.h"
 #include "sched/select.h"
@@ -283,6 +284,7 @@ std::vector<Action> enumerate_actions(const Spec& spec, const Target& target) {
   bufferizes(spec, target, out);
   if (!to_matmul_fails(ToMatmul{}, spec, target)) out.emplace_back(ToMatmul{});
   pad_images(spec, cp, target, out);
+  if (!flatten_fails(Flatten{}, spec, target)) out.emplace_back(Flatten{});
   for (KernelKind k : kernels_for(spec, target)) out.emplace_back(Select{k});
   return out;
 }

@@ -16,7 +16,7 @@ Expansion expansion(const Spec& spec, NodeKind kind) {
                         },
                         [&](MoveOp& move) { e.children = move_child_specs(spec, move); },
                         [&](Pipeline& p) { e.children = pipeline_child_specs(spec, p); },
-                        [&](AsMatmul&) { e.children = {as_matmul_child_spec(spec)}; },
+                        [&](Reshape&) { e.children = {reshape_child_spec(spec)}; },
                         [&](PadOp& p) { e.children = pad_child_specs(spec, p); },
                         [&](KernelCall&) {},
                         [&](Block&) { KRIEK_ASSERT(false, "expansion() of a Block: its children are not implied"); },

@@ -169,6 +169,10 @@ void run_to_matmul(ReplSession& s, const Words&, const std::string& line, std::o
   s.push(s.current().apply(ToMatmul{}), line, out);
 }
 
+void run_flatten(ReplSession& s, const Words&, const std::string& line, std::ostream& out) {
+  s.push(s.current().apply(Flatten{}), line, out);
+}
+
 void run_select(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
   const auto k = parse_kernel(words[1]);
   if (!k) user_error("unknown kernel '", words[1], "'");
@@ -312,6 +316,8 @@ const std::vector<ReplCommand>& repl_commands() {
        complete_pad_image, run_pad_image},
       {"to_matmul", "", "compute a conv with a 1x1 window as a matmul over views of its operands", 0, 0, nullptr,
        run_to_matmul},
+      {"flatten", "", "compute an elementwise op over dense buffers over one flat run of their elements", 0, 0,
+       nullptr, run_flatten},
       {"select", "KERNEL", "implement the focused hole with a kernel", 1, 1, complete_select, run_select},
       {"focus", "hN", "apply the next operators to hole hN", 1, 1, complete_focus, run_focus},
       {"complete", "[hN|all]", "fill hole hN, or every hole (the default), with the DP's best", 0, 1,

@@ -74,7 +74,7 @@ int check_batch(const std::vector<Case>& cases, const Target& target, const std:
 }
 
 /// Counts what an Impl exercises: kernels by name, and "slide window", "pipeline", "buffer" (a move into a
-/// memory buffer of its own), "boundary" (a loop with a boundary body), "pad", "as_matmul", "partial register"
+/// memory buffer of its own), "boundary" (a loop with a boundary body), "pad", "as_matmul", "flatten", "partial register"
 /// (a kernel on the partial last register of a row in register panels), "vec_sum_runs partial" (fewer rows than
 /// lanes).
 void count_features(const ImplNode& n, std::map<std::string, int>& seen) {
@@ -94,7 +94,7 @@ void count_features(const ImplNode& n, std::map<std::string, int>& seen) {
   }
   if (std::holds_alternative<Pipeline>(n.kind)) ++seen["pipeline"];
   if (std::holds_alternative<PadOp>(n.kind)) ++seen["pad"];
-  if (std::holds_alternative<AsMatmul>(n.kind)) ++seen["as_matmul"];
+  if (std::holds_alternative<Reshape>(n.kind)) ++seen[reshape_flattens(n.spec) ? "flatten" : "as_matmul"];
   if (const auto* m = std::get_if<MoveOp>(&n.kind); m && !m->alias && storage_of(m->dest.level) == Storage::memory) {
     ++seen["buffer"];
   }
@@ -179,7 +179,7 @@ TEST_CASE("every frontier entry of random Specs compiles cleanly and computes th
   // The suite must reach every kernel and the interesting code paths through both backends, or it proves little.
   std::vector<std::string> features = {"boundary",         "pipeline",           "buffer", "slide window",
                                        "pad",              "partial register",   "vec_sum_rows panels",
-                                       "vec_sum_runs partial"};
+                                       "vec_sum_runs partial", "flatten"};
   for (KernelKind k : kAllKernels) features.emplace_back(kernel_name(k));
   for (const std::string& feature : features) {
     INFO("feature " << feature);

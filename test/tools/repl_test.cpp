@@ -100,6 +100,15 @@ TEST_CASE("repl: pad_image and to_matmul, the conv steps actions lists, apply by
   CHECK_THAT(bad_mm.out, Contains("line 2") && Contains("to_matmul (3): the filter window is 3x3"));
 }
 
+TEST_CASE("repl: flatten an elementwise op of dense rows, and its one-line refusal", "[tools][repl]") {
+  const Result r = script("flatten.kriek", "spec relu 9x7 f32\nflatten\ncomplete\ncheck\n");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("flatten (inV: 63 <- in, outV: 63 <- out)") && Contains("matches the reference"));
+  const Result bad = script("flatten_bad.kriek", "spec add 9x7 1x7 f32\nflatten\n");
+  CHECK(bad.status == 1);
+  CHECK_THAT(bad.out, Contains("line 2") && Contains("flatten (3): operand 1 is 1x7, not the output's 9x7"));
+}
+
 TEST_CASE("repl: run follows kriek script --backend, a bad backend is one line", "[tools][repl][llvm]") {
   const std::string file = temp_file("backend.kriek", "spec matmul 4x8x16 f32\ncomplete\nrun\n");
   const Result r = shell(std::string(KRIEK_BINARY) + " script " + file + " --target " + runnable_target() +

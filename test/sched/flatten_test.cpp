@@ -1,0 +1,86 @@
+// flatten: one test per numbered precondition, the flat Spec and views it makes (a tile of whole rows at an
+// origin past the first row, a compose of two stages), interpreted against the reference, and a golden of a
+// flattened relu tiled into registers.
+#include <catch2/catch.hpp>
+
+#include "helpers.h"
+#include "impl/printer.h"
+#include "sched/enumerate.h"
+#include "sched/flatten.h"
+#include "sched/schedule.h"
+
+using namespace kriek;
+using namespace kriek::sched_test;
+using Catch::Matchers::Contains;
+
+TEST_CASE("flatten (1): elementwise ops only", "[sched][flatten]") {
+  CHECK_THAT(reason(Flatten{}, matmul({4, 4}, {4, 4})),
+             Contains("flatten (1): flatten needs an elementwise op (unary, binary or a compose of them), not matmul"));
+  CHECK_THAT(reason(Flatten{}, reducesum({4, 4}, 1)), Contains("flatten (1)"));
+  CHECK_THAT(reason(Flatten{}, compose({Matmul{}, Unary{UnaryOp::relu}}, {{4, 4}, {4, 4}})), Contains("flatten (1)"));
+  CHECK_FALSE(flatten_fails(Flatten{}, compose({Binary{BinaryOp::add}, Unary{UnaryOp::relu}}, {{4, 4}, {4, 4}}),
+                            avx512()));
+}
+
+TEST_CASE("flatten (2): rank 2 or more", "[sched][flatten]") {
+  CHECK_THAT(reason(Flatten{}, relu({37})), Contains("flatten (2): the output 37 is flat already"));
+  CHECK_FALSE(flatten_fails(Flatten{}, relu({2, 3, 5}), avx512()));
+}
+
+TEST_CASE("flatten (3): no broadcast input", "[sched][flatten]") {
+  CHECK_THAT(reason(Flatten{}, binary(BinaryOp::add, {4, 8}, {1, 8})),
+             Contains("flatten (3): operand 1 is 1x8, not the output's 4x8 (a broadcast)"));
+}
+
+TEST_CASE("flatten (4): operands in memory", "[sched][flatten]") {
+  Spec s = relu({2, 16});
+  s.operands[1] = ts({2, 16}, Level::VRF, Layout::row_major(), 16);
+  CHECK_THAT(reason(Flatten{}, s), Contains("flatten (4): operand 1 is in VRF"));
+}
+
+TEST_CASE("flatten (5): dense row-major operands", "[sched][flatten]") {
+  Spec s = relu({4, 5});
+  s.operands[0].contiguous = false;  // a tile of part of each row
+  CHECK_THAT(reason(Flatten{}, s), Contains("flatten (5): operand 0 (4x5 row, strided) is not dense and row-major"));
+  s = relu({4, 5});
+  s.operands[1] = ts({4, 5}, Level::GL, Layout::col_major());
+  CHECK_THAT(reason(Flatten{}, s), Contains("flatten (5): operand 1 (4x5 col) is not dense and row-major"));
+}
+
+TEST_CASE("flatten walks whole rows as one run, from any origin", "[sched][flatten]") {
+  const Spec s = relu({7, 5});
+  const ImplPtr n = applied(Flatten{}, s);
+  CHECK(text(n->children[0]->spec) == "relu (35 f32 GL row -> 35 f32 GL row)");
+  const std::vector<Action> actions = enumerate_actions(s, avx512());
+  CHECK(std::any_of(actions.begin(), actions.end(), [](const Action& a) { return std::holds_alternative<Flatten>(a); }));
+  std::mt19937_64 rng(test_seed(21));
+  CHECK(interprets_reference(schedule(s, avx512()).apply(Flatten{}).complete().impl(), rng));
+  // Rows 3 to 6 of 7 (dense, past the first row), flattened, then tiled by 16 so that tiles straddle rows.
+  const ImplPtr tiled = schedule(s, avx512())
+                            .tile_out({4, 5})
+                            .apply(Flatten{})
+                            .tile_out({16})
+                            .complete()
+                            .impl();
+  CHECK(interprets_reference(tiled, rng));
+  // A compose of an add and a relu: three operands flattened alike.
+  const Spec c = compose({Binary{BinaryOp::add}, Unary{UnaryOp::relu}}, {{3, 7}, {3, 7}});
+  CHECK(text(applied(Flatten{}, c)->children[0]->spec) ==
+        "compose[add, relu] (21 f32 GL row, 21 f32 GL row -> 21 f32 GL row)");
+  CHECK(interprets_reference(schedule(c, avx512()).apply(Flatten{}).tile_out({8}).complete().impl(), rng));
+}
+
+TEST_CASE("a relu of odd rows flattened into whole registers (golden)", "[sched][golden]") {
+  // 9x7 = 63 elements: three whole registers and one of 15 lanes, instead of a masked register per row.
+  const Spec s = relu({9, 7});
+  const Schedule sch = schedule(s, avx512())
+                           .apply(Flatten{})
+                           .move_input(0, Level::VRF, Layout::blocked(0, 16), 16)
+                           .move_output(Level::VRF, Layout::blocked(0, 16), 16)
+                           .tile_out({16})
+                           .select(KernelKind::vec_unary)
+                           .complete();
+  check_golden("flatten", print_impl(sch.impl()));
+  std::mt19937_64 rng(test_seed(22));
+  CHECK(interprets_reference(sch.impl(), rng));
+}
