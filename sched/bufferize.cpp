@@ -34,17 +34,25 @@ std::optional<NotApplicable> bufferize_fails(const Bufferize& a, const Spec& spe
                           " intermediate");
   }
   // A register buffer hands a register tile from one stage to the next (a fused epilogue): whole row-major
-  // vector registers in VRF, one element in RF, within the level's capacity.
+  // vector registers in VRF, or register panels where rows end in a partial register, one element in RF, within
+  // the level's capacity.
   if (is_register_level(a.level)) {
     const std::uint32_t width = target.vector_elements(spec.output().dtype);
     const std::int64_t elements = a.layout.buffer_elements(mid);
-    if (!a.layout.same_placement(Layout::row_major(), mid)) {
-      return not_applicable("bufferize", 4, "register buffers are row-major, not ", layout_text(a.layout));
+    const bool panels = a.level == Level::VRF && rank >= 1 && a.layout == register_panels(rank, width);
+    if (panels) {
+      if (mid.back() % width == 0) {
+        return not_applicable("bufferize", 4, "rows of ", mid.back(), " are whole registers of ", width,
+                              "; register panels are for a partial last register");
+      }
+    } else if (!a.layout.same_placement(Layout::row_major(), mid)) {
+      return not_applicable("bufferize", 4, "register buffers are row-major or register panels, not ",
+                            layout_text(a.layout));
     }
     if (a.level == Level::RF && elements != 1) {
       return not_applicable("bufferize", 4, "RF buffers hold one element, not ", shape_text(mid));
     }
-    if (a.level == Level::VRF && !register_box(mid, width)) {
+    if (a.level == Level::VRF && !panels && !register_box(mid, width)) {
       return not_applicable("bufferize", 4, "the intermediate ", shape_text(mid), " does not split into whole ",
                             "registers of ", width, " elements");
     }

@@ -11,7 +11,8 @@ namespace kriek {
 ///   (2) 1 <= cut < the number of stages;
 ///   (3) the target has `level`;
 ///   (4) a register buffer (a fused epilogue: the head's register tile is the tail's input, never stored) is
-///       row-major, one element in RF or whole vector registers in VRF, within the level's capacity;
+///       one element in RF, or in VRF whole row-major vector registers or register panels (rows that end in a
+///       partial register: impl/tiling.h's register_panels), within the level's capacity;
 ///   (5) `layout` is valid for the intermediate's rank (checked before (4)).
 /// The buffer: the intermediate's shape (compose_intermediate_shapes), the output's dtype, `level`, `layout`,
 /// aligned and contiguous, and in VRF the target's vector size. Children: head, tail (a primitive op when one stage remains).

@@ -246,6 +246,11 @@ void bufferizes(const Spec& spec, const Target& target, std::vector<Action>& out
       Bufferize b{static_cast<std::uint8_t>(cut), l, Layout::row_major()};
       if (!bufferize_fails(b, spec, target)) out.emplace_back(b);
     }
+    // Rows that end in a partial register: a register tile in panels (bufferize 4 refuses them otherwise).
+    const std::size_t rank = spec.output().rank();
+    Bufferize panels{static_cast<std::uint8_t>(cut), Level::VRF,
+                     register_panels(rank, target.vector_elements(spec.output().dtype))};
+    if (rank >= 1 && target.has_level(Level::VRF) && !bufferize_fails(panels, spec, target)) out.emplace_back(panels);
   }
 }
 

@@ -42,9 +42,10 @@
 //      VRF row-major with the target's vector size, then in register panels (blk<last>:<vector size>) when the
 //      innermost extent is not a multiple of it; RF row-major for single elements. Column-major and other
 //      layouts stay reachable by hand (the fluent API, the REPL) but the search does not try them;
-//   5. to_accum; 6. bufferize at each cut in GL, then L1, row-major; 7. to_matmul; 8. pad_image at GL, L2, L1
-//      (those the target has, not slower than the image, holding the padded image), row-major; 9. select of every
-//      legal kernel.
+//   5. to_accum; 6. bufferize at each cut in GL, then L1, then VRF, row-major, then VRF in register panels
+//      where the intermediate's rows end in a partial register; 7. to_matmul; 8. pad_image at GL, L2, L1
+//      (those the target has, not slower than the image, holding the padded image), row-major; 9. flatten;
+//      10. select of every legal kernel.
 // The conv path. A Conv is searched in two stages, the way brgemm convolutions work (an output block in
 // registers accumulating over taps x channels), so that its Specs do not multiply every tile by every split (a
 // conv with an elementwise epilogue, compose[conv, add, relu], is tiled and packed like its conv: rows, panels,

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.h"
+#include "sched/schedule.h"
 
 using namespace kriek;
 using namespace kriek::sched_test;
@@ -242,11 +243,22 @@ TEST_CASE("bufferize (3): the level exists", "[sched][bufferize]") {
   CHECK_THAT(reason(Bufferize{1, Level::VRF, {}}, s, scalar_target()), Contains("bufferize (3): target scalar has no level VRF"));
 }
 
-TEST_CASE("bufferize (4): register buffers hold whole registers, row-major, within capacity", "[sched][bufferize]") {
+TEST_CASE("bufferize (4): register buffers hold whole registers or register panels, within capacity",
+          "[sched][bufferize]") {
   const Spec s = compose({Matmul{}, Unary{}}, {{4, 4}, {4, 16}});
   CHECK_THAT(reason(Bufferize{1, Level::RF, {}}, s), Contains("bufferize (4): RF buffers hold one element, not 4x16"));
   CHECK_THAT(reason(Bufferize{1, Level::VRF, Layout::col_major()}, s),
-             Contains("bufferize (4): register buffers are row-major, not col"));
+             Contains("bufferize (4): register buffers are row-major or register panels, not col"));
+  // Rows that end in a partial register: panels (of whole registers, row-major instead).
+  const Spec odd = compose({Matmul{}, Unary{}}, {{4, 4}, {4, 21}});
+  const ImplPtr panels = applied(Bufferize{1, Level::VRF, Layout::blocked(1, 16)}, odd);
+  CHECK(std::get<Pipeline>(panels->kind).buffer == ts({4, 21}, Level::VRF, Layout::blocked(1, 16), 16));
+  CHECK_THAT(reason(Bufferize{1, Level::VRF, Layout::blocked(1, 16)}, s),
+             Contains("bufferize (4): rows of 16 are whole registers of 16; register panels are for a partial last "
+                      "register"));
+  std::mt19937_64 rng(test_seed(31));
+  CHECK(interprets_reference(
+      schedule(odd, avx512()).apply(Bufferize{1, Level::VRF, Layout::blocked(1, 16)}).complete().impl(), rng));
   CHECK_THAT(reason(Bufferize{1, Level::VRF, {}}, compose({Matmul{}, Unary{}}, {{4, 4}, {4, 3}})),
              Contains("bufferize (4): the intermediate 4x3 does not split into whole registers of 16 elements"));
   CHECK_THAT(reason(Bufferize{1, Level::VRF, {}}, compose({Matmul{}, Unary{}}, {{64, 4}, {4, 64}})),
