@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
   cat >&2 <<EOF
 usage: scripts/bench_kernels.sh [--suite matmul|conv] [--quick] [--sizes LIST] [--threads LIST] [--no-install]
-                                [--kriek [--timeout S] [--warm] | --kriek-lib PATH
+                                [--kriek [--timeout S] [--warm] [--tune K] | --kriek-lib PATH
                                  | --kriek-so PATH --kriek-symbol NAME [--kriek-size SIZE]]
   --suite S        matmul (default: plain, odd and batched shapes) or conv (ResNet layers; scripts/bench_conv.sh)
   --quick          a few sizes, 7 reps each (a few minutes)
@@ -22,18 +22,20 @@ usage: scripts/bench_kernels.sh [--suite matmul|conv] [--quick] [--sizes LIST] [
   --kriek          synthesize kriek kernels for every size (scripts/kriek_library.sh) and race them; each
                    search is capped at --timeout S seconds (default 300) and 4 GiB, its time and peak RSS
                    recorded in bench/results/<suite>_search.csv; the conv suite searches cold (a fresh DP
-                   table per layer) unless --warm
+                   table per layer) unless --warm; --tune K builds each kernel as the fastest of its K
+                   cheapest candidates, measured (kriek library --tune)
   --kriek-*        race kriek kernels from a shared object (C ABI) inside every peer's process
 EOF
   exit 2
 }
 
-sizes="" threads=1,2 quick=0 install=1 kriek=() synthesize=0 suite=matmul limit_s=300 warm=0
+sizes="" threads=1,2 quick=0 install=1 kriek=() synthesize=0 suite=matmul limit_s=300 warm=0 tune=()
 while [ $# -gt 0 ]; do
   case $1 in
     --suite) suite=${2:?}; shift ;;
     --timeout) limit_s=${2:?}; shift ;;
     --warm) warm=1 ;;
+    --tune) tune=(--tune "${2:?}"); shift ;;
     --quick) quick=1 ;;
     --sizes) sizes=${2:?}; shift ;;
     --threads) threads=${2:?}; shift ;;
@@ -125,7 +127,8 @@ if [ $synthesize = 1 ]; then
   lib=$build/kriek_${name}.so
   echo "bench: synthesizing kriek kernels (each search <= $limit_s s, 4 GiB; machine: $(uptime))"
   rc=0
-  "$root/scripts/kriek_library.sh" "$sizes" "$lib" --search-csv "$search_csv" --timeout "$limit_s" "${cold[@]}" ||
+  "$root/scripts/kriek_library.sh" "$sizes" "$lib" --search-csv "$search_csv" --timeout "$limit_s" "${cold[@]}" \
+    "${tune[@]}" ||
     rc=$?
   case $rc in
     0) kriek+=(--kriek-lib "$lib") ;;

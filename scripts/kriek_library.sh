@@ -11,19 +11,22 @@
 # fails, is skipped with a note; the library holds the others. By default synthesis goes through the per-user DP
 # table (a second run only compiles); --cold gives each problem a fresh table, so the times are cold searches (the
 # packed kernel's search shares its problem's table: it finds the plain search's Specs there).
+# With --tune K the library build measures each kernel's K cheapest distinct candidates and keeps the fastest
+# (`kriek library --tune`, README "Kernel libraries").
 # Usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]
-#                                 [--backend llvm|c]
+#                                 [--backend llvm|c] [--tune K]
 #   PROBLEMS: the driver's comma-separated list (bench/peers/problem.h), e.g. 64,4x64x64x64,1x56x56x64:3x3x64:p1
 # Exits 0 when it wrote OUT.so, 4 when no problem got a kernel (OUT.so removed), 2 on bad usage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-  echo "usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold] [--backend llvm|c]" >&2
+  echo "usage: scripts/kriek_library.sh PROBLEMS OUT.so [--search-csv FILE] [--timeout S] [--mem-gib G] [--cold]" \
+    "[--backend llvm|c] [--tune K]" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
 problems=$1 out=$2; shift 2
-search_csv="" limit_s=300 mem_gib=4 cold=0 backend=llvm
+search_csv="" limit_s=300 mem_gib=4 cold=0 backend=llvm tune=()
 while [ $# -gt 0 ]; do
   case $1 in
     --backend) backend=${2:?}; shift ;;
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
     --timeout) limit_s=${2:?}; shift ;;
     --mem-gib) mem_gib=${2:?}; shift ;;
     --cold) cold=1 ;;
+    --tune) tune=(--tune "${2:?}"); shift ;;
     *) usage ;;
   esac
   shift
@@ -91,7 +95,7 @@ if ((${#tables[@]} > 0)); then
   "$kriek" table merge "${tables[@]}" -o "$src/merged.table" >/dev/null
   table=(--table "$src/merged.table")
 fi
-"$kriek" library "$src/kernels.list" -o "$src/lib" --name kriek_bench --backend "$backend" "${table[@]}" \
+"$kriek" library "$src/kernels.list" -o "$src/lib" --name kriek_bench --backend "$backend" "${table[@]}" "${tune[@]}" \
   </dev/null >"$src/library.log" 2>&1 || { cat "$src/library.log" >&2; exit 1; }
 cp "$src/lib/lib/libkriek_bench.so" "$out"
 echo "kriek-library: $out ($(grep -c . "$src/kernels.list") kernels, $backend backend)" >&2

@@ -119,7 +119,7 @@ std::optional<RankedTable> synthesize_over_ranks(MpiSession& mpi, const std::vec
 int run_library(const std::vector<std::string>& raw) {
   MpiSession mpi;  // first: under mpirun it lets this rank see every core before the host is detected
   std::vector<std::string_view> valued = kSynthValued;
-  valued.insert(valued.end(), {"-o", "--name", "--backend", "--shard"});
+  valued.insert(valued.end(), {"-o", "--name", "--backend", "--shard", "--tune"});
   std::vector<std::string_view> switches = kSynthSwitches;
   switches.push_back("--keep-going");
   const Args args = parse_args(raw, valued, switches);
@@ -130,6 +130,18 @@ int run_library(const std::vector<std::string>& raw) {
   std::vector<LibraryEntry> entries = parse_library_list(text, list_file, target);
   LibraryOptions options;
   if (const auto* backend = args.get("--backend")) options.backend = codegen::parse_backend(*backend);
+  if (args.get("--tune")) {
+    options.tune = static_cast<std::size_t>(positive_flag(args, "--tune", 8));
+    if (args.has("--no-table")) {
+      user_error("kriek library --tune records what it measures beside the DP table; drop --no-table");
+    }
+    if (args.get("--shard")) {
+      user_error("--tune times kernels, so the final build tunes them: drop it from --shard jobs");
+    }
+    if (!codegen::host_runs(target)) {
+      user_error("this machine cannot run ", isa_name(target.isa), " code, so kriek library --tune cannot time it");
+    }
+  }
 
   if (const auto* shard = args.get("--shard")) {
     const auto [index, count] = parse_shard(*shard);

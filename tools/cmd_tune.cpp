@@ -1,17 +1,13 @@
 // `kriek tune SPEC [--top K]`: the K cheapest distinct kernels by the cost model (synth/alternatives.h) compiled,
 // verified and timed, the fastest recorded beside the DP table (cache/tuned.h), so that query, run and library
 // use it. Prints each candidate's predicted cost and measured time side by side.
-#include <algorithm>
 #include <iomanip>
 #include <iostream>
-#include <set>
 
-#include "cache/tuned.h"
-#include "codegen/measure.h"
 #include "spec/error.h"
-#include "synth/alternatives.h"
 #include "tools/command.h"
 #include "tools/synthesis.h"
+#include "tools/tuning.h"
 
 namespace kriek::tools {
 
@@ -23,64 +19,10 @@ int run_tune(const std::vector<std::string>& raw) {
   if (args.has("--no-table")) user_error("kriek tune records what it measures beside the DP table; drop --no-table");
   const std::size_t top = static_cast<std::size_t>(positive_flag(args, "--top", 8));
   Synthesis s = synthesize(args.positional[0], args);
-  const Target& target = s.target();
-  if (!codegen::host_runs(target)) {
-    user_error("this machine cannot run ", isa_name(target.isa), " code, so kriek tune cannot time it");
-  }
-  // Of more alternatives than asked for, the first `top` distinct kernels: many differ only in moves that emit
-  // no code (aliases into a cache), and timing the same kernel twice measures only noise.
-  const FrontierLookup lookup = synthesizer_lookup(*s.synth, s.table ? &*s.table : nullptr);
-  std::vector<FrontierEntry> candidates;
-  std::vector<ImplPtr> impls;
-  std::set<std::string> shapes;
-  for (FrontierEntry& e : cheapest_alternatives(*s.synth, s.spec, s.limits, 4 * top)) {
-    ImplPtr impl = reconstruct_decision(s.spec, e, target, lookup);
-    if (candidates.size() == top || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
-    candidates.push_back(std::move(e));
-    impls.push_back(std::move(impl));
-  }
-  // Saved first: every child a candidate names is then in the table, so its Impl rebuilds from the table alone.
-  if (const std::string saved = s.save_table(); !saved.empty()) std::cout << saved << "\n";
-  const std::filesystem::path dir = codegen::make_temp_dir();
-  std::cout << "tuning " << s.spec << ": " << candidates.size() << " candidates within " << s.limits << "\n"
-            << "    #  predicted (1/16 cycles)  measured per call  GFLOP/s  root action\n";
-  // Every candidate built and verified first, then timed in alternating rounds (0, 1, ..., 0, 1, ...), the median
-  // of its rounds' fastest samples. Timed one after another, the fused matmul + bias + relu 256^3's last candidates
-  // measured 1.6x faster than its first on a VM whose clock and load drift, kernels `kriek run` times alike.
-  std::vector<codegen::LoadedKernel> kernels;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    kernels.push_back(codegen::build_kernel(impls[i], target, dir, "kriek_tune_" + std::to_string(i)));
-    const Verification v = codegen::verify(kernels.back(), s.spec, 1);
-    if (!v.ok()) {
-      std::cout << "candidate " << i << " does NOT verify: max error " << v.max_error << " (tolerance "
-                << v.tolerance << ")\n";
-      return 3;
-    }
-  }
-  constexpr int kRounds = 5;
-  std::vector<std::vector<double>> rounds(candidates.size());
-  for (int r = 0; r < kRounds; ++r) {
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      rounds[i].push_back(codegen::time_kernel(kernels[i], s.spec, 0.05).best_seconds);
-    }
-  }
-  std::vector<double> best;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    std::sort(rounds[i].begin(), rounds[i].end());
-    best.push_back(rounds[i][rounds[i].size() / 2]);
-    std::cout << std::setw(5) << i << std::setw(23) << candidates[i].cost << std::setw(16) << std::fixed
-              << std::setprecision(2) << best.back() * 1e6 << " us" << std::setw(9) << std::setprecision(1)
-              << flop_count(s.spec) / best.back() * 1e-9 << "  " << action_text(candidates[i].action, s.spec)
-              << (i == 0 ? "  (the DP's pick)" : "") << "\n";
-  }
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
-  if (candidates.empty()) user_error("no Impl of ", s.spec, " fits the memory limits");
-  const std::size_t fastest = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
-  record_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits,
-               TunedRecord{candidates[fastest], best[fastest], best[0]});
-  std::cout << std::setprecision(3) << "fastest: candidate " << fastest << " (" << best[fastest] * 1e6 << " us, "
-            << best[0] / best[fastest] << "x the DP's pick); recorded in " << (*s.table_path / "tuned").string()
+  const std::optional<TuneOutcome> t = tune(s, top, std::cout);
+  if (!t) return 3;
+  std::cout << std::setprecision(3) << "fastest: candidate " << t->fastest << " (" << t->seconds * 1e6 << " us, "
+            << t->pick_seconds / t->seconds << "x the DP's pick); recorded in " << (*s.table_path / "tuned").string()
             << "\n";
   return 0;
 }

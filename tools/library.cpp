@@ -21,6 +21,7 @@
 #include "spec/error.h"
 #include "tools/progress_line.h"
 #include "tools/synthesis.h"
+#include "tools/tuning.h"
 
 namespace kriek::tools {
 namespace fs = std::filesystem;
@@ -149,7 +150,7 @@ void link_library(const std::vector<fs::path>& objects, const std::vector<const 
 /// kernel's stage as a bar of its own; the search's counters follow while it searches.
 class BuildProgress {
  public:
-  enum class Stage : std::uint8_t { search, code, object, verify, time };
+  enum class Stage : std::uint8_t { search, tune, code, object, verify, time };
 
   explicit BuildProgress(std::size_t total) : total_(total) {}
   void kernel(std::size_t index, const std::string& symbol) {
@@ -169,6 +170,7 @@ class BuildProgress {
   static const char* name(Stage s) {
     switch (s) {
       case Stage::search: return "search";
+      case Stage::tune: return "tune";
       case Stage::code: return "code";
       case Stage::object: return "object";
       case Stage::verify: return "verify";
@@ -255,6 +257,9 @@ std::string result_text(const LibraryKernel& k) {
 }  // namespace
 
 void prebuild_kernel(const LibraryEntry& entry, const Args& args, const LibraryOptions& options, const fs::path& dir) {
+  // Tuning times kernels: under mpirun the ranks would time them side by side, each on a shared machine, so
+  // rank 0's build tunes them one after another instead.
+  if (options.tune > 0) return;
   const Synthesis s = synthesize(entry.spec_text, args);
   LibraryKernel k{entry, {}, 0, "", 0, 0, 0, false};
   k.code = kernel_code(s.impl, s.target(), entry.symbol, options.backend);
@@ -305,6 +310,13 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
     try {
       Synthesis s = synthesize(e.spec_text, args);
       s.save_table();
+      std::optional<TuneOutcome> tuned_now;
+      if (options.tune > 0 && !s.tuned) {
+        progress.stage(BuildProgress::Stage::tune);
+        std::ostringstream log;
+        tuned_now = tune(s, options.tune, log);
+        if (!tuned_now) throw UserError("a candidate of its tuning does not verify: " + log.str());
+      }
       if (!target) {
         target = std::make_unique<Target>(s.target());
         model = std::make_unique<CostModel>(s.synth->model());
@@ -331,6 +343,13 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
       }
       std::ostringstream report_line;
       report_line << "    " << s.stats_line() << "\n    ";
+      if (tuned_now) {
+        report_line << "tuned: candidate " << tuned_now->fastest << " of " << tuned_now->candidates << ", "
+                    << std::setprecision(3) << tuned_now->seconds * 1e6 << " us per call against "
+                    << tuned_now->pick_seconds * 1e6 << " us for the DP's pick (recorded beside the table)\n    ";
+      } else if (s.tuned) {
+        report_line << s.tuned_line() << "\n    ";
+      }
       if (why.empty()) {
         report_line << (k.reused         ? "unchanged: object and measurements reused, "
                         : !found.empty() ? "compiled, verified by another rank, "

@@ -25,6 +25,9 @@ struct LibraryOptions {
   bool keep_going = false;       ///< skip (and report) kernels that fail instead of stopping
   codegen::Backend backend = codegen::kDefaultBackend;  ///< what makes the objects
   double time_budget = 0.2;      ///< seconds of timing per new kernel
+  /// Tune each kernel over its this many cheapest distinct candidates (tools/tuning.h) unless the table's
+  /// directory holds a record already; 0: the DP's pick (or an earlier record).
+  std::size_t tune = 0;
   /// Objects and measurements other processes built for this build (mpirun's ranks: prebuild_kernel), looked
   /// up after the previous build's: <hash>.o and <hash>.result. Empty: none.
   std::filesystem::path prebuilt;

@@ -55,7 +55,8 @@ const std::vector<Command>& commands() {
        "                                        its segments folded into one; its size bounded (section \"The DP table\")\n",
        run_table},
       {"library",
-       "kriek library LIST -o DIR [--name NAME] [--backend llvm|c] [--keep-going] [--shard I/N] [synth flags]\n"
+       "kriek library LIST -o DIR [--name NAME] [--backend llvm|c] [--keep-going] [--shard I/N] [--tune K]\n"
+       "      [synth flags]\n"
        "                                        a kernel library from a list of Specs: header, libraries, CMake and\n"
        "                                        pkg-config files, manifest (section \"Kernel libraries\")\n",
        run_library},

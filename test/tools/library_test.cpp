@@ -2,6 +2,7 @@
 // and consumers (C with the shared library, C++ with the static one) built through the CMake package config.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -83,6 +84,38 @@ TEST_CASE("kriek library installs a verified library and rebuilds only what chan
   CHECK(one.status == 0);
   CHECK_THAT(one.out, Contains("(1 compiled, 2 unchanged)"));
   CHECK_THAT(read(dir.path / "lib/include/kernels.h"), Contains("relu (8x32 f32"));
+}
+
+TEST_CASE("kriek library --tune builds the fastest measured candidates and records them", "[tools][library]") {
+  TempDir dir;
+  write(dir.path / "tuned.txt", "mm = matmul 16x24x8 f32\nrowsum = reducesum[axis=1] 8x16 f32\n");
+  const std::string base = "library " + (dir.path / "tuned.txt").string() + " -o " + (dir.path / "lib").string() +
+                           " --table " + (dir.path / "t.table").string();
+  const Result tuned = kriek_cmd(base + " --tune 3");
+  INFO(tuned.out);
+  REQUIRE(tuned.status == 0);
+  CHECK_THAT(tuned.out, Contains("library tuned: 2 kernels") && Contains("tuned: candidate ") &&
+                            Contains("us for the DP's pick (recorded beside the table)"));
+  const std::string records = read(dir.path / "t.table" / "tuned");
+  CHECK(std::count(records.begin(), records.end(), '\n') == 2);  // one record per kernel
+  // A rebuild reuses the records: nothing is timed again, and the kernels are the same.
+  const Result again = kriek_cmd(base + " --tune 3");
+  CHECK(again.status == 0);
+  CHECK_THAT(again.out, Contains("(0 compiled, 2 unchanged)") && Contains("tuned: the fastest measured by kriek tune"));
+  CHECK(read(dir.path / "t.table" / "tuned") == records);
+  // Bad values and combinations: one line, exit 1.
+  for (const std::string& bad : {std::string(" --tune 0"), std::string(" --tune x")}) {
+    const Result r = kriek_cmd(base + bad);
+    CHECK(r.status == 1);
+    CHECK_THAT(r.out, Contains("--tune"));
+  }
+  Result r = kriek_cmd("library " + (dir.path / "tuned.txt").string() + " -o " + (dir.path / "x").string() +
+                       " --no-table --tune 2");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("kriek library --tune records what it measures beside the DP table; drop --no-table"));
+  r = kriek_cmd("library " + (dir.path / "tuned.txt").string() + " --shard 0/2 --tune 2");
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, Contains("drop it from --shard jobs"));
 }
 
 TEST_CASE("kriek library: list errors name the line and leave the output alone", "[tools][library][errors]") {
