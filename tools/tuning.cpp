@@ -33,19 +33,19 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
   }
   // Saved first: every child a candidate names is then in the table, so its Impl rebuilds from the table alone.
   if (const std::string saved = s.save_table(); !saved.empty()) out << saved << "\n";
-  const std::filesystem::path dir = codegen::make_temp_dir();
+  const codegen::RemoveAtExit dir(codegen::make_temp_dir());  // whatever the outcome
   out << "tuning " << s.spec << ": " << candidates.size() << " candidates within " << s.limits << "\n"
-            << "    #  predicted (1/16 cycles)  measured per call  GFLOP/s  root action\n";
+      << "    #  predicted (1/16 cycles)  measured per call  GFLOP/s  root action\n";
   // Every candidate built and verified first, then timed in alternating rounds (0, 1, ..., 0, 1, ...), the median
   // of its rounds' fastest samples. Timed one after another, the fused matmul + bias + relu 256^3's last candidates
   // measured 1.6x faster than its first on a VM whose clock and load drift, kernels `kriek run` times alike.
   std::vector<codegen::LoadedKernel> kernels;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    kernels.push_back(codegen::build_kernel(impls[i], target, dir, "kriek_tune_" + std::to_string(i)));
+    kernels.push_back(codegen::build_kernel(impls[i], target, dir.path(), "kriek_tune_" + std::to_string(i)));
     const Verification v = codegen::verify(kernels.back(), s.spec, 1);
     if (!v.ok()) {
-      out << "candidate " << i << " does NOT verify: max error " << v.max_error << " (tolerance "
-                << v.tolerance << ")\n";
+      out << "candidate " << i << " does NOT verify: max error " << v.max_error << " (tolerance " << v.tolerance
+          << ")\n";
       return std::nullopt;
     }
   }
@@ -61,22 +61,20 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
     std::sort(rounds[i].begin(), rounds[i].end());
     best.push_back(rounds[i][rounds[i].size() / 2]);
     out << std::setw(5) << i << std::setw(23) << candidates[i].cost << std::setw(16) << std::fixed
-              << std::setprecision(2) << best.back() * 1e6 << " us" << std::setw(9) << std::setprecision(1)
-              << flop_count(s.spec) / best.back() * 1e-9 << "  " << action_text(candidates[i].action, s.spec)
-              << (i == 0 ? "  (the DP's pick)" : "") << "\n";
+        << std::setprecision(2) << best.back() * 1e6 << " us" << std::setw(9) << std::setprecision(1)
+        << flop_count(s.spec) / best.back() * 1e-9 << "  " << action_text(candidates[i].action, s.spec)
+        << (i == 0 ? "  (the DP's pick)" : "") << "\n";
   }
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
   if (candidates.empty()) user_error("no Impl of ", s.spec, " fits the memory limits");
   // Another candidate replaces the DP's pick only when it measures kNoiseMargin faster: within the timing's noise
   // (a few percent between rounds on a shared VM) the prediction breaks the tie, so a tuned pick is not slower.
   constexpr double kNoiseMargin = 1.03;
   std::size_t fastest = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
   if (best[fastest] * kNoiseMargin > best[0]) fastest = 0;
-  record_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits,
-               TunedRecord{candidates[fastest], best[fastest], best[0]});
+  const TunedRecord record{candidates[fastest], best[fastest], best[0]};
+  record_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits, record);
   s.impl = impls[fastest];
-  s.tuned = TunedRecord{candidates[fastest], best[fastest], best[0]};
+  s.tuned = record;
   return TuneOutcome{candidates.size(), fastest, best[fastest], best[0]};
 }
 
