@@ -171,9 +171,11 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
   const auto add_step = [&](const Affine& step, std::int64_t set) {
     std::int64_t r = 0;
     for_each_row_register(axis, in, out, isa.width, step, [&](const CView& out_reg, const CView& run) {
-      const std::string reg = set == 0 ? whole_register(out_reg) : extra[static_cast<std::size_t>((set - 1) * registers + r)];
+      const std::string reg =
+          set == 0 ? whole_register(out_reg) : extra[static_cast<std::size_t>((set - 1) * registers + r)];
       const std::int64_t lanes = volume(out_reg.shape);  // a whole register, or a panel row's partial last one
-      w.line(reg + " = " + isa.add + "(" + reg + ", " + load_register(isa, run, KernelKind::vec_sum_rows, lanes) + ");");
+      w.line(reg + " = " + isa.add + "(" + reg + ", " + load_register(isa, run, KernelKind::vec_sum_rows, lanes) +
+             ");");
       ++r;
     });
   };
@@ -192,7 +194,8 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
   for_each_row_register(axis, in, out, isa.width, Affine(0), [&](const CView& out_reg, const CView&) {
     const std::string reg = whole_register(out_reg);
     for (std::int64_t set = 1; set < sets; ++set) {
-      w.line(reg + " = " + isa.add + "(" + reg + ", " + extra[static_cast<std::size_t>((set - 1) * registers + r)] + ");");
+      const std::string& other = extra[static_cast<std::size_t>((set - 1) * registers + r)];
+      w.line(reg + " = " + isa.add + "(" + reg + ", " + other + ");");
     }
     ++r;
   });

@@ -52,7 +52,8 @@ TEST_CASE("flatten walks whole rows as one run, from any origin", "[sched][flatt
   const ImplPtr n = applied(Flatten{}, s);
   CHECK(text(n->children[0]->spec) == "relu (35 f32 GL row -> 35 f32 GL row)");
   const std::vector<Action> actions = enumerate_actions(s, avx512());
-  CHECK(std::any_of(actions.begin(), actions.end(), [](const Action& a) { return std::holds_alternative<Flatten>(a); }));
+  CHECK(std::any_of(actions.begin(), actions.end(),
+                    [](const Action& a) { return std::holds_alternative<Flatten>(a); }));
   std::mt19937_64 rng(test_seed(21));
   CHECK(interprets_reference(schedule(s, avx512()).apply(Flatten{}).complete().impl(), rng));
   // Rows 3 to 6 of 7 (dense, past the first row), flattened, then tiled by 16 so that tiles straddle rows.
