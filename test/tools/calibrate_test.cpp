@@ -127,7 +127,7 @@ TEST_CASE("kriek tune records the fastest candidate, and query, run and synth us
                             Contains("recorded in " + table + "/tuned"));
   REQUIRE(std::filesystem::exists(table + "/tuned"));
   // The recorded candidate's root action, as tune printed it.
-  const std::size_t at = tuned.out.find("fastest: candidate ") + 19;
+  const std::size_t at = tuned.out.find("chosen: candidate ") + 18;
   const int fastest = std::stoi(tuned.out.substr(at));
   std::istringstream lines(tuned.out);
   std::string line, action;
