@@ -143,6 +143,10 @@ Layout register_panels(std::size_t rank, std::uint32_t vector_size) {
   return Layout::blocked(static_cast<std::uint8_t>(rank - 1), vector_size);
 }
 
+bool rows_end_partial(const Shape& shape, std::uint32_t vector_size) {
+  return !shape.empty() && vector_size > 0 && shape.back() % vector_size != 0;
+}
+
 bool in_register_panels(const TensorSpec& t) {
   return t.level == Level::VRF && t.rank() >= 1 && t.vector_size > 0 && t.layout == register_panels(t.rank(), t.vector_size);
 }

@@ -41,6 +41,9 @@ bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size);
 /// multiple of it ends in a partial register (its last lanes padding). How a register tile of an odd width stays
 /// vectorized; for whole rows it places elements as row-major does.
 Layout register_panels(std::size_t rank, std::uint32_t vector_size);
+/// True when the rows of `shape` (its innermost extent) end in a partial register of `vector_size` lanes: the
+/// shapes register panels are for (VRF takes rows of whole registers row-major, which places them alike).
+bool rows_end_partial(const Shape& shape, std::uint32_t vector_size);
 /// True when `t` is in VRF in register panels.
 bool in_register_panels(const TensorSpec& t);
 /// True when VRF tensor `t` is rows of registers, each register consecutive elements of one row: register panels,

@@ -5,18 +5,14 @@
 #include "sched/support.h"
 
 namespace kriek {
-namespace {
 
 using namespace sched_detail;
 
-/// The intermediate's shape before stage `cut` (assumes (1) and (2)).
-Shape intermediate(const Compose& c, const Spec& spec, std::size_t cut) {
+Shape bufferize_intermediate(const Compose& c, const Spec& spec, std::size_t cut) {
   std::vector<Shape> in;
   for (const auto& t : spec.inputs()) in.push_back(t.shape);
   return compose_intermediate_shapes(c, in)[cut - 1];
 }
-
-}  // namespace
 
 std::optional<NotApplicable> bufferize_fails(const Bufferize& a, const Spec& spec, const Target& target) {
   const auto* c = std::get_if<Compose>(&spec.op);
@@ -27,7 +23,7 @@ std::optional<NotApplicable> bufferize_fails(const Bufferize& a, const Spec& spe
   if (!target.has_level(a.level)) {
     return not_applicable("bufferize", 3, "target ", target.name, " has no level ", level_name(a.level));
   }
-  const Shape mid = intermediate(*c, spec, a.cut);
+  const Shape mid = bufferize_intermediate(*c, spec, a.cut);
   const std::size_t rank = mid.size();
   if (!layout_valid(a.layout, rank)) {
     return not_applicable("bufferize", 5, "layout ", layout_text(a.layout), " is invalid for the rank-", rank,
@@ -41,7 +37,7 @@ std::optional<NotApplicable> bufferize_fails(const Bufferize& a, const Spec& spe
     const std::int64_t elements = a.layout.buffer_elements(mid);
     const bool panels = a.level == Level::VRF && rank >= 1 && a.layout == register_panels(rank, width);
     if (panels) {
-      if (mid.back() % width == 0) {
+      if (!rows_end_partial(mid, width)) {
         return not_applicable("bufferize", 4, "rows of ", mid.back(), " are whole registers of ", width,
                               "; register panels are for a partial last register");
       }
@@ -70,7 +66,7 @@ ExpandResult expand_bufferize(const Bufferize& action, const Spec& spec, const T
   if (auto why = bufferize_fails(action, spec, target)) return *why;
   Pipeline p;
   p.cut = action.cut;
-  p.buffer.shape = intermediate(std::get<Compose>(spec.op), spec, action.cut);
+  p.buffer.shape = bufferize_intermediate(std::get<Compose>(spec.op), spec, action.cut);
   p.buffer.dtype = spec.output().dtype;
   p.buffer.level = action.level;
   p.buffer.layout = action.layout;

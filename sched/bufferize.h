@@ -18,6 +18,9 @@ namespace kriek {
 /// aligned and contiguous, and in VRF the target's vector size. Children: head, tail (a primitive op when one stage remains).
 ExpandResult expand_bufferize(const Bufferize& action, const Spec& spec, const Target& target);
 
+/// The intermediate's shape before stage `cut` of `c`, the op of `spec` (1 <= cut < the number of stages).
+Shape bufferize_intermediate(const Compose& c, const Spec& spec, std::size_t cut);
+
 /// The failed precondition of expand_bufferize, or nullopt when it applies.
 std::optional<NotApplicable> bufferize_fails(const Bufferize& action, const Spec& spec, const Target& target);
 

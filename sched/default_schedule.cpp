@@ -87,7 +87,7 @@ class Defaulter {
     const std::uint32_t width = target_.vector_elements(t.dtype);
     bool panels = std::holds_alternative<Matmul>(spec.op) || !register_box(t.shape, width);
     for (const TensorSpec& o : spec.operands) panels |= in_register_panels(o);
-    panels &= t.shape.back() % width != 0;
+    panels &= rows_end_partial(t.shape, width);
     return then(MoveTo{op, Level::VRF, panels ? register_panels(t.rank(), width) : Layout::row_major(), width}, spec);
   }
 

@@ -221,7 +221,7 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
         MoveTo m{op, l, Layout::row_major(), l == Level::VRF ? width : 0u};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);
         // Rows that end in a partial register stay vectorized in register panels (masked loads and stores).
-        if (l == Level::VRF && t.rank() >= 1 && width > 1 && t.shape.back() % width != 0) {
+        if (l == Level::VRF && rows_end_partial(t.shape, width)) {
           m.layout = register_panels(t.rank(), width);
           if (!move_to_fails(m, spec, target)) out.emplace_back(m);
         }
@@ -246,11 +246,12 @@ void bufferizes(const Spec& spec, const Target& target, std::vector<Action>& out
       Bufferize b{static_cast<std::uint8_t>(cut), l, Layout::row_major()};
       if (!bufferize_fails(b, spec, target)) out.emplace_back(b);
     }
-    // Rows that end in a partial register: a register tile in panels (bufferize 4 refuses them otherwise).
-    const std::size_t rank = spec.output().rank();
-    Bufferize panels{static_cast<std::uint8_t>(cut), Level::VRF,
-                     register_panels(rank, target.vector_elements(spec.output().dtype))};
-    if (rank >= 1 && target.has_level(Level::VRF) && !bufferize_fails(panels, spec, target)) out.emplace_back(panels);
+    // An intermediate whose rows end in a partial register: a register tile in panels.
+    const Shape mid = bufferize_intermediate(*c, spec, cut);
+    const std::uint32_t width = target.vector_elements(spec.output().dtype);
+    if (!target.has_level(Level::VRF) || !rows_end_partial(mid, width)) continue;
+    const Bufferize panels{static_cast<std::uint8_t>(cut), Level::VRF, register_panels(mid.size(), width)};
+    if (!bufferize_fails(panels, spec, target)) out.emplace_back(panels);
   }
 }
 

@@ -118,7 +118,7 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
   const bool panels = a.level == Level::VRF && t.rank() >= 1 && a.layout == register_panels(t.rank(), width);
   if (a.level == Level::VRF) {
     if (panels) {
-      if (t.shape.back() % width == 0) {
+      if (!rows_end_partial(t.shape, width)) {
         return not_applicable("move_to", 7, "rows of ", t.shape.back(), " are whole registers of ", width,
                               "; register panels are for a partial last register (VRF takes them row-major)");
       }
