@@ -163,39 +163,40 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
   const std::int64_t k = in.shape[axis];
   const std::int64_t registers = row_register_count(axis, in, out, isa.width), sets = sum_rows_sets(registers, k);
   w.open("");
-  std::vector<std::string> extra;  // set s > 0, register r: extra[(s - 1) * registers + r]
-  for (std::int64_t i = 0; i < (sets - 1) * registers; ++i) {
-    extra.push_back(w.fresh("acc"));
-    w.line(isa.type + " " + extra.back() + " = " + isa.zero + "();");
+  // extra[s - 1][r]: register r's accumulator of set s > 0 (set 0 is the output itself).
+  std::vector<std::vector<std::string>> extra(static_cast<std::size_t>(sets - 1));
+  for (std::vector<std::string>& accumulators : extra) {
+    for (std::int64_t r = 0; r < registers; ++r) {
+      accumulators.push_back(w.fresh("acc"));
+      w.line(isa.type + " " + accumulators.back() + " = " + isa.zero + "();");
+    }
   }
-  const auto add_step = [&](const Affine& step, std::int64_t set) {
-    std::int64_t r = 0;
+  const auto add_step = [&](const Affine& step, std::int64_t which) {
+    std::size_t r = 0;
     for_each_row_register(axis, in, out, isa.width, step, [&](const CView& out_reg, const CView& run) {
-      const std::string reg =
-          set == 0 ? whole_register(out_reg) : extra[static_cast<std::size_t>((set - 1) * registers + r)];
+      const std::string reg = which == 0 ? whole_register(out_reg) : extra[static_cast<std::size_t>(which - 1)][r++];
       const std::int64_t lanes = volume(out_reg.shape);  // a whole register, or a panel row's partial last one
       w.line(reg + " = " + isa.add + "(" + reg + ", " + load_register(isa, run, KernelKind::vec_sum_rows, lanes) +
              ");");
-      ++r;
     });
   };
+  // Rounds of `sets` steps (a C loop when there are several), then the steps left over into the output.
   const std::int64_t rounds = k / sets;
+  Affine j(0);
   if (rounds > 1) {
-    const std::string j = w.fresh("j");
-    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(rounds * sets) + "; " + j +
+    const std::string name = w.fresh("j");
+    w.open("for (int64_t " + name + " = 0; " + name + " < " + std::to_string(rounds * sets) + "; " + name +
            " += " + std::to_string(sets) + ")");
-    for (std::int64_t set = 0; set < sets; ++set) add_step(Affine::variable(j) + Affine(set), set);
-    w.close();
-  } else if (rounds == 1) {
-    for (std::int64_t set = 0; set < sets; ++set) add_step(Affine(set), set);
+    j = Affine::variable(name);
   }
+  for (std::int64_t which = 0; which < sets && rounds > 0; ++which) add_step(j + Affine(which), which);
+  if (rounds > 1) w.close();
   for (std::int64_t step = rounds * sets; step < k; ++step) add_step(Affine(step), 0);
-  std::int64_t r = 0;
+  std::size_t r = 0;
   for_each_row_register(axis, in, out, isa.width, Affine(0), [&](const CView& out_reg, const CView&) {
     const std::string reg = whole_register(out_reg);
-    for (std::int64_t set = 1; set < sets; ++set) {
-      const std::string& other = extra[static_cast<std::size_t>((set - 1) * registers + r)];
-      w.line(reg + " = " + isa.add + "(" + reg + ", " + other + ");");
+    for (const std::vector<std::string>& accumulators : extra) {
+      w.line(reg + " = " + isa.add + "(" + reg + ", " + accumulators[r] + ");");
     }
     ++r;
   });

@@ -298,44 +298,38 @@ struct Kernels {
   void sum_rows(std::size_t axis, const CView& in, const CView& out) {
     const std::int64_t k = in.shape[axis];
     const std::int64_t registers = row_register_count(axis, in, out, c.width()), sets = sum_rows_sets(registers, k);
-    std::vector<Value*> extra;  // set s > 0, register r: extra[(s - 1) * registers + r]
-    for (std::int64_t i = 0; i < (sets - 1) * registers; ++i) {
-      extra.push_back(c.slot(vec()));
-      b.CreateStore(llvm::Constant::getNullValue(vec()), extra.back());
+    // extra[s - 1][r]: register r's accumulator of set s > 0 (set 0 is the output itself).
+    std::vector<std::vector<Value*>> extra(static_cast<std::size_t>(sets - 1));
+    for (std::vector<Value*>& accumulators : extra) {
+      for (std::int64_t r = 0; r < registers; ++r) {
+        accumulators.push_back(c.slot(vec()));
+        b.CreateStore(llvm::Constant::getNullValue(vec()), accumulators.back());
+      }
     }
-    const auto add_step = [&](const Affine& step, std::int64_t set) {
-      std::int64_t r = 0;
+    const auto add_step = [&](const Affine& step, std::int64_t which) {
+      std::size_t r = 0;
       for_each_row_register(axis, in, out, c.width(), step, [&](const CView& reg, const CView& part) {
         const std::int64_t lanes = volume(reg.shape);  // a whole register, or a panel row's partial last one
         Value* loaded = load_register(run(part, KernelKind::vec_sum_rows), lanes);
-        if (set == 0) {
-          set_add(reg, loaded);
-        } else {
-          Value* slot = extra[static_cast<std::size_t>((set - 1) * registers + r)];
-          b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), slot), loaded), slot);
-        }
-        ++r;
+        if (which == 0) return set(reg, b.CreateFAdd(get(reg), loaded));
+        Value* slot = extra[static_cast<std::size_t>(which - 1)][r++];
+        b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), slot), loaded), slot);
       });
     };
+    // Rounds of `sets` steps (a loop when there are several), then the steps left over into the output.
     const std::int64_t rounds = k / sets;
-    if (rounds > 1) {
-      const Affine j = c.open_loop(rounds) * sets;
-      for (std::int64_t set = 0; set < sets; ++set) add_step(j + Affine(set), set);
-      c.close_loop();
-    } else if (rounds == 1) {
-      for (std::int64_t set = 0; set < sets; ++set) add_step(Affine(set), set);
-    }
+    const Affine j = rounds > 1 ? c.open_loop(rounds) * sets : Affine(0);
+    for (std::int64_t which = 0; which < sets && rounds > 0; ++which) add_step(j + Affine(which), which);
+    if (rounds > 1) c.close_loop();
     for (std::int64_t step = rounds * sets; step < k; ++step) add_step(Affine(step), 0);
-    std::int64_t r = 0;
+    std::size_t r = 0;
     for_each_row_register(axis, in, out, c.width(), Affine(0), [&](const CView& reg, const CView&) {
-      for (std::int64_t set = 1; set < sets; ++set) {
-        set_add(reg, b.CreateLoad(vec(), extra[static_cast<std::size_t>((set - 1) * registers + r)]));
+      for (const std::vector<Value*>& accumulators : extra) {
+        set(reg, b.CreateFAdd(get(reg), b.CreateLoad(vec(), accumulators[r])));
       }
       ++r;
     });
   }
-
-  void set_add(const CView& reg, Value* v) { set(reg, b.CreateFAdd(get(reg), v)); }
 };
 
 }  // namespace
