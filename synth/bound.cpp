@@ -41,18 +41,18 @@ bool before(const CandidateFloor::Point& x, const CandidateFloor::Point& y) {
 
 }  // namespace
 
-std::size_t CandidateFloor::first_of_cost(Cost cost, bool or_more) const {
-  const auto before_it = [&](const Point& q) { return or_more ? q.cost < cost : q.cost <= cost; };
-  return static_cast<std::size_t>(std::partition_point(points_.begin(), points_.end(), before_it) - points_.begin());
+std::size_t CandidateFloor::first_of_cost(Cost cost) const {
+  const auto cheaper = [&](const Point& q) { return q.cost < cost; };
+  return static_cast<std::size_t>(std::partition_point(points_.begin(), points_.end(), cheaper) - points_.begin());
 }
 
 void CandidateFloor::add(const Point& p) {
   const std::uint64_t key = p.peak.coarse_key();
-  // The points of p's cost (between lo and hi) are compared in full; cheaper ones come before p, dearer after.
-  const std::size_t lo = first_of_cost(p.cost, true), hi = first_of_cost(p.cost, false);
+  // Cheaper points come before p; the points of p's cost (from lo, mostly none) are compared in full.
+  const std::size_t lo = first_of_cost(p.cost);
   if (any_coarse_at_most(std::span(keys_).first(lo), key)) return;
   std::size_t at = lo;  // p's place among the points of its cost
-  for (std::size_t i = lo; i < hi; ++i) {
+  for (std::size_t i = lo; i < points_.size() && points_[i].cost == p.cost; ++i) {
     if (!before(points_[i], p)) continue;
     if (coarse_at_most(keys_[i], key)) return;
     at = i + 1;
@@ -72,7 +72,7 @@ void CandidateFloor::add(const Point& p) {
 }
 
 bool CandidateFloor::beats(const ActionBound& b) const {
-  return any_coarse_at_most(std::span(keys_).first(first_of_cost(b.cost, true)), b.peak.coarse_key());
+  return any_coarse_at_most(std::span(keys_).first(first_of_cost(b.cost)), b.peak.coarse_key());
 }
 
 }  // namespace kriek

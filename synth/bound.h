@@ -56,8 +56,8 @@ class CandidateFloor {
   std::span<const Point> points() const { return points_; }
 
  private:
-  /// The first point of cost `cost` or more (`or_more`), or of more than `cost`.
-  std::size_t first_of_cost(Cost cost, bool or_more) const;
+  /// The first point of cost `cost` or more.
+  std::size_t first_of_cost(Cost cost) const;
 
   // Two arrays in the total order, so that a scan of keys is one any_coarse_at_most.
   std::vector<Point> points_;
