@@ -18,6 +18,7 @@
 #include "tools/library.h"
 #include "tools/mpi_session.h"
 #include "tools/synthesis.h"
+#include "tools/tuning.h"
 
 namespace kriek::tools {
 namespace {
@@ -132,15 +133,10 @@ int run_library(const std::vector<std::string>& raw) {
   if (const auto* backend = args.get("--backend")) options.backend = codegen::parse_backend(*backend);
   if (args.get("--tune")) {
     options.tune = static_cast<std::size_t>(positive_flag(args, "--tune", 8));
-    if (args.has("--no-table")) {
-      user_error("kriek library --tune records what it measures beside the DP table; drop --no-table");
-    }
     if (args.get("--shard")) {
       user_error("--tune times kernels, so the final build tunes them: drop it from --shard jobs");
     }
-    if (!codegen::host_runs(target)) {
-      user_error("this machine cannot run ", isa_name(target.isa), " code, so kriek library --tune cannot time it");
-    }
+    require_tuning(args, target, "kriek library --tune");
   }
 
   if (const auto* shard = args.get("--shard")) {

@@ -16,14 +16,15 @@ int run_tune(const std::vector<std::string>& raw) {
   valued.push_back("--top");
   const Args args = parse_args(raw, valued, kSynthSwitches);
   if (args.positional.size() != 1) user_error("usage: kriek tune SPEC [--top K] [synth flags]");
-  if (args.has("--no-table")) user_error("kriek tune records what it measures beside the DP table; drop --no-table");
   const std::size_t top = static_cast<std::size_t>(positive_flag(args, "--top", 8));
+  require_tuning(args, command_target(args), "kriek tune");
   Synthesis s = synthesize(args.positional[0], args);
   const std::optional<TuneOutcome> t = tune(s, top, std::cout);
   if (!t) return 3;
   std::cout << std::setprecision(3) << "chosen: candidate " << t->fastest << " (" << t->seconds * 1e6 << " us, "
-            << t->pick_seconds / t->seconds << "x the DP's pick, which another replaces only when 3% faster); "
-            << "recorded in " << (*s.table_path / "tuned").string() << "\n";
+            << t->pick_seconds / t->seconds << "x the DP's pick, which another replaces only when "
+            << std::defaultfloat << (kTuneMargin - 1) * 100 << "% faster); recorded in "
+            << (*s.table_path / "tuned").string() << "\n";
   return 0;
 }
 

@@ -13,12 +13,17 @@
 
 namespace kriek::tools {
 
+void require_tuning(const Args& args, const Target& target, std::string_view command) {
+  if (args.has("--no-table")) user_error(command, " records what it measures beside the DP table; drop --no-table");
+  if (!codegen::host_runs(target)) {
+    user_error("this machine cannot run ", isa_name(target.isa), " code, so ", command, " cannot time it");
+  }
+}
+
 std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out) {
   KRIEK_ASSERT(s.table_path.has_value(), "tune needs a table to record beside");
+  KRIEK_ASSERT(codegen::host_runs(s.target()), "tune of code this machine cannot run");
   const Target& target = s.target();
-  if (!codegen::host_runs(target)) {
-    user_error("this machine cannot run ", isa_name(target.isa), " code, so kriek tune cannot time it");
-  }
   // Of more alternatives than asked for, the first `top` distinct kernels: many differ only in moves that emit
   // no code (aliases into a cache), and timing the same kernel twice measures only noise.
   const FrontierLookup lookup = synthesizer_lookup(*s.synth, s.table ? &*s.table : nullptr);
@@ -66,11 +71,8 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
         << (i == 0 ? "  (the DP's pick)" : "") << "\n";
   }
   if (candidates.empty()) user_error("no Impl of ", s.spec, " fits the memory limits");
-  // Another candidate replaces the DP's pick only when it measures kNoiseMargin faster: within the timing's noise
-  // (a few percent between rounds on a shared VM) the prediction breaks the tie, so a tuned pick is not slower.
-  constexpr double kNoiseMargin = 1.03;
   std::size_t fastest = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
-  if (best[fastest] * kNoiseMargin > best[0]) fastest = 0;
+  if (best[fastest] * kTuneMargin > best[0]) fastest = 0;
   const TunedRecord record{candidates[fastest], best[fastest], best[0]};
   record_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits, record);
   s.impl = impls[fastest];

@@ -8,9 +8,18 @@
 #include <iosfwd>
 #include <optional>
 
+#include "tools/command.h"
 #include "tools/synthesis.h"
 
 namespace kriek::tools {
+
+/// A candidate replaces the DP's pick only when it measures this much faster: within the timing's noise (a few
+/// percent between rounds on a shared VM) the prediction breaks the tie, so a tuned pick is not slower.
+inline constexpr double kTuneMargin = 1.03;
+
+/// UserError naming `command` unless it can tune here: it records beside a DP table (not --no-table), and this
+/// machine runs the target's code.
+void require_tuning(const Args& args, const Target& target, std::string_view command);
 
 struct TuneOutcome {
   std::size_t candidates = 0;  ///< how many were timed (fewer than asked when fewer distinct kernels exist)
@@ -19,10 +28,10 @@ struct TuneOutcome {
   double pick_seconds = 0;     ///< and of the DP's pick, in the same rounds
 };
 
-/// Tunes `s` (which must have a table: the record goes beside it) over its `top` cheapest distinct kernels,
+/// Tunes `s` (after require_tuning; its table takes the record) over its `top` cheapest distinct kernels,
 /// printing each candidate's predicted cost and measured time on `out`; records the fastest and sets s.impl and
-/// s.tuned to it. nullopt (the reason printed) when a candidate does not verify. UserError when this machine cannot
-/// run the target's code or nothing fits the limits.
+/// s.tuned to it. nullopt (the reason printed) when a candidate does not verify. UserError when nothing fits the
+/// limits.
 std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out);
 
 }  // namespace kriek::tools
