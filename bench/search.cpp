@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   std::string spec_text_arg = "matmul 256x256x256 f32";
   int threads = 1;
   bool prune = true;
+  bool sparse = false;
   std::string dump;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
@@ -42,17 +43,19 @@ int main(int argc, char** argv) {
       spec_text_arg = argv[++i];
     } else if (!std::strcmp(argv[i], "--no-prune")) {
       prune = false;
+    } else if (!std::strcmp(argv[i], "--sparse")) {
+      sparse = true;
     } else if (!std::strcmp(argv[i], "--dump") && i + 1 < argc) {
       dump = argv[++i];
     } else {
-      std::cerr << "usage: bench_search [--spec TEXT] [--threads N] [--no-prune] [--dump FILE]\n";
+      std::cerr << "usage: bench_search [--spec TEXT] [--threads N] [--no-prune] [--sparse] [--dump FILE]\n";
       return 1;
     }
   }
   try {
     const Target& target = host_target();
     const Spec spec = parse_spec(spec_text_arg, target);
-    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{.threads = threads, .prune = prune});
+    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{.threads = threads, .prune = prune, .sparse = sparse ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt});
     const auto start = std::chrono::steady_clock::now();
     const Frontier& f = synth.solve(spec);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -61,6 +64,7 @@ int main(int argc, char** argv) {
               << " specs=" << solved << " specs_per_s=" << static_cast<std::uint64_t>(solved / seconds)
               << " cpu_s=" << cpu_seconds() << " actions=" << synth.stats().actions_tried.load()
               << " folds_pruned=" << synth.stats().actions_pruned.load() << " frontier=" << f.entries.size()
+              << " transplanted=" << synth.stats().specs_transplanted.load()
               << " best_cost=" << (f.empty() ? 0 : f.entries.front().cost)
               << " peak_rss_mib=" << peak_rss_bytes() / (1024 * 1024) << "\n";
     if (!dump.empty()) {

@@ -18,6 +18,7 @@
 #include "spec/error.h"
 #include "synth/bound.h"
 #include "synth/fold.h"
+#include "synth/sparse.h"
 #include "synth/spill_file.h"
 
 namespace kriek {
@@ -58,6 +59,12 @@ struct Synthesizer::Slot {
 /// a guard held while asking), so no task ever blocks waiting for another.
 struct Synthesizer::Job {
   Slot* slot = nullptr;
+  const Spec* spec = nullptr;  ///< the memo's key of `slot`
+  /// In sparse mode, the anchor the Job waits for before it knows its actions (synth/sparse.h); null after.
+  const Spec* anchor = nullptr;
+  Slot* anchor_slot = nullptr;
+  /// Its actions are the anchor's tilings carried over (and its own others), not all of them.
+  bool transplanted = false;
   std::vector<Action> actions;
   std::vector<NodeCost> costs;
   /// Per action; nullopt when the action's own buffers exceed a capacity (it makes no candidates).
@@ -76,6 +83,10 @@ struct Synthesizer::Memo {
   std::unique_ptr<tbb::task_arena> arena;
   /// The group of the running solve(): every Job task is spawned into it, and solve() waits for it.
   tbb::task_group* group = nullptr;
+  /// The Spec the running solve() asked for: a sparse search solves it exhaustively.
+  const Spec* root = nullptr;
+  /// SynthOptions::sparse, for this solve(): its root does enough work (SparseGrid::min_flops).
+  bool sparse = false;
   std::mutex solving;  ///< one solve() at a time
 };
 
@@ -114,6 +125,8 @@ const Synthesizer::Slot& Synthesizer::solve_slot(const Spec& spec) {
   memo_->arena->execute([&, key = key, slot = slot] {
     tbb::task_group group;
     memo_->group = &group;
+    memo_->root = key;
+    memo_->sparse = options_.sparse && flop_count(*key) >= options_.sparse->min_flops;
     request(key, *slot, nullptr);
     group.wait();
     memo_->group = nullptr;
@@ -152,27 +165,43 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
   }
   auto job = std::make_unique<Job>();
   job->slot = &s;
-  job->actions = enumerate_actions(spec, target_);
+  job->spec = &spec;
+  if (memo_->sparse && &spec != memo_->root) {
+    if (const std::optional<Spec> anchor = sparse_anchor(spec, *options_.sparse, target_)) {
+      std::tie(job->anchor, job->anchor_slot) = entry(*anchor);
+      Job* j = job.release();  // owned by whichever task finishes it
+      j->remaining.fetch_add(1, std::memory_order_relaxed);
+      if (request(j->anchor, *j->anchor_slot, j)) j->remaining.fetch_sub(1, std::memory_order_relaxed);
+      if (j->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(j);
+      return;
+    }
+  }
+  search(job.release(), enumerate_actions(spec, target_));
+}
+
+void Synthesizer::search(Job* j, std::vector<Action> actions) {
+  const Spec& spec = *j->spec;
+  j->remaining.store(1, std::memory_order_relaxed);
+  j->actions = std::move(actions);
   // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
-  stats_.actions_tried.fetch_add(job->actions.size(), std::memory_order_relaxed);
-  job->costs.resize(job->actions.size());
-  job->children.resize(job->actions.size());
+  stats_.actions_tried.fetch_add(j->actions.size(), std::memory_order_relaxed);
+  j->costs.assign(j->actions.size(), NodeCost{});
+  j->children.assign(j->actions.size(), std::nullopt);
   std::vector<std::pair<const Spec*, Slot*>> asks;
-  for (std::size_t a = 0; a < job->actions.size(); ++a) {
-    ExpandResult expanded = expand(job->actions[a], spec, target_);
+  for (std::size_t a = 0; a < j->actions.size(); ++a) {
+    ExpandResult expanded = expand(j->actions[a], spec, target_);
     const auto* ex = std::get_if<Expansion>(&expanded);
-    KRIEK_ASSERT(ex, "enumerated action ", action_text(job->actions[a]), " does not apply: ",
+    KRIEK_ASSERT(ex, "enumerated action ", action_text(j->actions[a]), " does not apply: ",
                  std::get<NotApplicable>(expanded).reason);
-    job->costs[a] = node_cost(spec, ex->kind, ex->children, target_, model_);
-    if (!job->costs[a].own.fits(capacity_)) continue;
-    std::vector<Slot*>& kids = job->children[a].emplace();
+    j->costs[a] = node_cost(spec, ex->kind, ex->children, target_, model_);
+    if (!j->costs[a].own.fits(capacity_)) continue;
+    std::vector<Slot*>& kids = j->children[a].emplace();
     for (const Spec& c : ex->children) {
       const auto e = entry(c);
       kids.push_back(e.second);
       asks.push_back(e);
     }
   }
-  Job* j = job.release();  // owned by whichever task finishes it
   for (const auto& [key, child] : asks) {
     j->remaining.fetch_add(1, std::memory_order_relaxed);
     if (request(key, *child, j)) j->remaining.fetch_sub(1, std::memory_order_relaxed);
@@ -181,7 +210,16 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
 }
 
 void Synthesizer::finish(Job* j) {
-  const std::unique_ptr<Job> job(j);
+  if (j->anchor) {
+    // The anchor is solved: this Spec's tilings are the anchor's carried over (all of them when none applies).
+    std::vector<Action> actions = sparse_actions(frontier_of(*j->anchor_slot)->unpack(), *j->anchor, *j->spec, target_);
+    j->transplanted = !actions.empty();
+    if (actions.empty()) actions = enumerate_actions(*j->spec, target_);
+    j->anchor = nullptr;
+    search(j, std::move(actions));
+    return;
+  }
+  std::unique_ptr<Job> job(j);
   std::vector<Folded> folded(job->actions.size());
   std::vector<std::span<const FrontierPoint>> child;
   std::vector<MemoryUse> least;
@@ -230,6 +268,14 @@ void Synthesizer::finish(Job* j) {
   stats_.actions_pruned.fetch_add(pruned, std::memory_order_relaxed);
   Frontier solved;
   select_frontier(job->actions, folded, floor, solved);
+  if (solved.empty() && job->transplanted) {
+    // Nothing the anchor's tilings make fits here: the Spec is solved exhaustively after all.
+    Job* again = job.release();
+    again->transplanted = false;
+    search(again, enumerate_actions(*again->spec, target_));
+    return;
+  }
+  if (job->transplanted) stats_.specs_transplanted.fetch_add(1, std::memory_order_relaxed);
   const std::uint64_t count = stats_.specs_solved.fetch_add(1, std::memory_order_relaxed) + 1;
   stats_.frontier_entries.fetch_add(solved.entries.size(), std::memory_order_relaxed);
   complete(*job->slot, PackedFrontier(solved));

@@ -20,6 +20,7 @@
 #include "cache/packed_frontier.h"
 #include "cache/reconstruct.h"
 #include "cache/table.h"
+#include "synth/sparse.h"
 
 namespace kriek {
 
@@ -36,6 +37,10 @@ struct SynthOptions {
   /// Resident bytes past which solved frontiers leave memory for a temporary spill file, read back when a fold or a
   /// save needs them (0: never). Checked every kBudgetPeriod solved Specs; the frontiers are the same either way.
   std::int64_t max_memory = 0;
+  /// The report's sparse DP on this grid (synth/sparse.h): Specs off the grid are solved from the tilings of a
+  /// solved neighbour, not exhaustively. Frontiers are then estimates: faster searches, possibly slower kernels
+  /// (bench/sparse.cpp measures both). nullopt: exhaustive.
+  std::optional<SparseGrid> sparse = std::nullopt;
 };
 
 /// Solved Specs between two checks of SynthOptions::max_memory.
@@ -53,6 +58,8 @@ struct SynthStats {
   std::atomic<std::uint64_t> actions_pruned{0};
   /// Frontiers moved to the spill file to keep within SynthOptions::max_memory.
   std::atomic<std::uint64_t> specs_spilled{0};
+  /// Specs solved from their sparse anchor's decisions only (SynthOptions::sparse), among specs_solved.
+  std::atomic<std::uint64_t> specs_transplanted{0};
 };
 
 /// One legal action of a Spec and the cheapest Impl it completes to within memory limits.
@@ -106,6 +113,7 @@ class Synthesizer {
   const SynthStats& stats() const { return stats_; }
   const Target& target() const { return target_; }
   const CostModel& model() const { return model_; }
+  const SynthOptions& options() const { return options_; }
   int threads() const;
 
  private:
@@ -121,9 +129,13 @@ class Synthesizer {
   bool request(const Spec* key, Slot& s, Job* parent);
   /// Solves `spec` and returns its done memo entry.
   const Slot& solve_slot(const Spec& spec);
-  /// Starts solving: the table's answer, or the Job that asks for every child.
+  /// Starts solving: the table's answer, or the Job that asks for every child (in sparse mode off the grid, first
+  /// for the anchor).
   void begin(const Spec& spec, Slot& s);
-  /// Folds a Job whose children are all done into its entry's frontier.
+  /// Expands `actions` of the Job's Spec and asks for every child; the last one done folds.
+  void search(Job* job, std::vector<Action> actions);
+  /// Folds a Job whose children are all done into its entry's frontier (or, when it waited for its anchor,
+  /// searches the anchor's actions).
   void finish(Job* job);
   /// Sets `s`'s frontier, marks it done and starts every waiting Job whose last missing child it was.
   void complete(Slot& s, PackedFrontier frontier);

@@ -26,13 +26,14 @@ const std::vector<Command>& commands() {
        run_target},
       {"synth",
        "kriek synth SPEC [--target T] [--memory L1=32K,VRF=1K,...] [--threads N] [--table FILE | --no-table]\n"
-       "      [--frontier] [--graph FILE] [--max-memory SIZE]\n"
+       "      [--frontier] [--graph FILE] [--max-memory SIZE] [--sparse]\n"
        "                                        synthesize: the best Impl within the memory limits, each node's cost\n"
        "                                        (in 1/16 cycles) in the right column, total cost and peak memory, the\n"
        "                                        frontier with --frontier, the subproblem graph as GraphViz with --graph,\n"
        "                                        and search statistics (Specs solved, actions tried, time, threads, RSS);\n"
        "                                        reads the DP table first and saves what it solved (see \"The DP table\");\n"
-       "                                        past SIZE resident bytes (e.g. 2G) solved frontiers go to a spill file\n",
+       "                                        past SIZE resident bytes (e.g. 2G) solved frontiers go to a spill file;\n"
+       "                                        --sparse: the sparse DP (faster, may pick slower kernels; saves nothing)\n",
        run_synth},
       {"emit",
        "kriek emit SPEC [--format c|llvm|obj|impl] [-o FILE] [--name NAME] [synth flags]\n"

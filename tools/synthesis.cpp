@@ -90,7 +90,8 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   refuse_beyond_memory(s.spec);
   s.limits = command_limits(args, target);
   const SynthOptions options{.threads = positive_flag(args, "--threads", 0),
-                             .max_memory = static_cast<std::int64_t>(size_flag(args, "--max-memory", 0))};
+                             .max_memory = static_cast<std::int64_t>(size_flag(args, "--max-memory", 0)),
+                             .sparse = args.has("--sparse") ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt};
   s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
   // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
   if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
@@ -143,6 +144,11 @@ Synthesis synthesize(const std::string& text, const Args& args) {
 
 std::string Synthesis::save_table() {
   if (!table_path) return "";
+  // A sparse search's frontiers are estimates: the table keeps exhaustive ones only (it was read, not written).
+  if (synth->options().sparse) {
+    return "table: " + table_path->string() + " (" + std::to_string(synth->stats().specs_loaded) +
+           " Specs read; a sparse search writes nothing)";
+  }
   const WriteSummary w = kriek::save_table(*table_path, target(), synth->model(),
                                            [&](const FrontierVisitor& v) { synth->for_each_encoded(v); }, !replace_table,
                                            table ? &*table : nullptr);
@@ -173,6 +179,9 @@ std::string Synthesis::stats_line() const {
       << " actions tried, " << std::fixed << std::setprecision(2) << seconds << " s, " << synth->threads()
       << " threads, peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB";
   if (const std::uint64_t spilled = synth->stats().specs_spilled) out << ", " << spilled << " frontiers spilled";
+  if (synth->options().sparse) {
+    out << ", sparse: " << synth->stats().specs_transplanted << " of the Specs from a neighbour's decisions";
+  }
   return out.str();
 }
 

@@ -18,7 +18,7 @@ namespace kriek::tools {
 /// Flags every synthesizing command takes (valued, then switches).
 inline const std::vector<std::string_view> kSynthValued = {"--target", "--profile", "--memory", "--threads", "--table",
                                                           "--max-memory"};
-inline const std::vector<std::string_view> kSynthSwitches = {"--no-table", "--no-profile"};
+inline const std::vector<std::string_view> kSynthSwitches = {"--no-table", "--no-profile", "--sparse"};
 
 struct Synthesis {
   Spec spec;

@@ -72,6 +72,16 @@ TEST_CASE("kriek synth --max-memory spills solved frontiers and prints the same 
   CHECK_THAT(bad.out, Contains("--max-memory 'lots' is not a byte count"));
 }
 
+TEST_CASE("kriek synth --sparse reads the table, writes nothing and says how many Specs were estimated", "[tools]") {
+  kriek::testing::TempDir dir;
+  const std::string table = (dir.path() / "t.table").string();
+  const Result r = run_kriek("synth 'matmul 256x256x256 f32' --sparse --table " + table);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("bcast_fma") && Contains("a sparse search writes nothing") &&
+                        Contains("of the Specs from a neighbour's decisions"));
+  CHECK_FALSE(std::filesystem::exists(table));
+}
+
 TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
   CHECK_THAT(run_kriek("--help").out, Contains("kriek spec check") && Contains("kriek synth"));
   CHECK(run_kriek("--help").status == 0);

@@ -1,0 +1,87 @@
+// The sparse DP's grid, the anchor it solves an off-grid Spec from, and how the anchor's decisions carry over.
+#include "synth/sparse.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "sched/enumerate.h"
+#include "sched/support.h"
+
+namespace kriek {
+
+bool SparseGrid::on_grid(std::int64_t extent) const {
+  if (extent <= dense_below) return true;
+  const auto e = static_cast<std::uint64_t>(extent);
+  return std::has_single_bit(e) && std::countr_zero(e) % 2 == 0;
+}
+
+std::int64_t SparseGrid::snap(std::int64_t extent) const {
+  if (extent > dense_below) {
+    auto p = std::bit_floor(static_cast<std::uint64_t>(extent));
+    if (std::countr_zero(p) % 2 != 0) p /= 2;
+    return std::max(static_cast<std::int64_t>(p), dense_below);
+  }
+  return std::max<std::int64_t>(extent, 1);
+}
+
+namespace {
+
+/// The full tile (the first child) of `action` on `spec`, or nullopt when it does not apply.
+std::optional<Spec> full_tile(const Action& action, const Spec& spec, const Target& target) {
+  ExpandResult expanded = expand(action, spec, target);
+  auto* ex = std::get_if<Expansion>(&expanded);
+  if (ex == nullptr || ex->children.empty()) return std::nullopt;
+  return std::move(ex->children.front());
+}
+
+}  // namespace
+
+std::optional<Spec> sparse_anchor(const Spec& spec, const SparseGrid& grid, const Target& target) {
+  std::optional<Spec> anchor;
+  const Shape& shape = spec.output().shape;
+  Shape tile = shape;
+  for (std::int64_t& e : tile) e = grid.snap(e);
+  if (tile != shape) anchor = full_tile(TileOut{tile, false}, spec, target);
+  const Spec& cut = anchor ? *anchor : spec;
+  if (const auto r = sched_detail::reduction_of(cut); r && !grid.on_grid(r->extent)) {
+    if (auto split = full_tile(Split{grid.snap(r->extent)}, cut, target)) anchor = std::move(split);
+  }
+  return anchor;
+}
+
+std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& anchor, const Spec& spec,
+                                   const Target& target) {
+  const Shape& from = anchor.output().shape;
+  const Shape& to = spec.output().shape;
+  auto tiling = [](const Action& a) {
+    return std::holds_alternative<TileOut>(a) || std::holds_alternative<Split>(a) || std::holds_alternative<Slide>(a);
+  };
+  std::vector<Action> out;
+  auto add = [&](const Action& a) {
+    if (std::find(out.begin(), out.end(), a) == out.end() && std::holds_alternative<Expansion>(expand(a, spec, target))) {
+      out.push_back(a);
+    }
+  };
+  for (const FrontierEntry& e : anchor_frontier.entries) {
+    if (!tiling(e.action)) continue;
+    // As it is, and with what spanned the anchor spanning the Spec (a whole row of tiles stays a whole row).
+    add(e.action);
+    Action whole = e.action;
+    if (auto* t = std::get_if<TileOut>(&whole); t && t->tile.size() == from.size() && from.size() == to.size()) {
+      for (std::size_t d = 0; d < t->tile.size(); ++d) {
+        if (t->tile[d] == from[d]) t->tile[d] = to[d];
+      }
+    }
+    if (auto* s = std::get_if<Slide>(&whole); s && s->dim < from.size() && s->dim < to.size() && s->size == from[s->dim]) {
+      s->size = to[s->dim];
+    }
+    add(whole);
+  }
+  if (out.empty()) return out;
+  for (Action& a : enumerate_actions(spec, target)) {
+    if (!tiling(a)) out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace kriek

@@ -1,0 +1,54 @@
+// The sparse DP of the Kriek report (§3.2), a mode of the search (SynthOptions::sparse), never its default. Specs
+// whose extents lie on a sparse grid are solved exhaustively; any other Spec is solved from its anchor, the
+// solved neighbour it contains (the same Spec cut to its grid extents, tile_out's and split's full tile): of its
+// tilings, which make the new extents and most of the Specs, only those of the anchor's frontier are tried,
+// carried over. The Spec still gets a real frontier (real children, real costs, every Impl rebuildable), but only
+// an estimate of its exhaustive one: a tiling its neighbour never chose is not tried. The root of a search is
+// solved exhaustively, and a search for less than SparseGrid::min_flops is exhaustive throughout. bench/sparse.cpp
+// measures what that loses.
+//
+// Grid: every extent up to SparseGrid::dense_below (64: register tiles, vector widths and their boundaries are
+// chosen among all of them), and above it the powers of 4 (256, 1024, ...). The extents are the
+// output's dimensions and the main reduction's (a matmul's K, a conv's channels, a reduction's axis); a conv's
+// filter window is as given.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cache/frontier.h"
+#include "sched/action.h"
+
+namespace kriek {
+
+/// The grid and where it applies.
+struct SparseGrid {
+  /// Every extent up to this lies on the grid; above it the powers of 4. (Snapping odd small extents too, 44 to
+  /// 32, made the sparse search of 300x700x500 solve 355,026 Specs against 276,010, for the same pick.)
+  std::int64_t dense_below = 64;
+  /// A search for a Spec of fewer floating-point operations is exhaustive throughout: it is small, and the
+  /// anchors would add Specs the exhaustive search does not solve (127x255x63: 299,022 Specs sparsely against
+  /// 209,634 exhaustively, in more time).
+  double min_flops = 2.0 * 256 * 256 * 256;
+
+  /// True when a Spec of this extent is solved exhaustively (as far as this extent goes).
+  bool on_grid(std::int64_t extent) const;
+  /// The largest grid extent not above `extent` (at least 1).
+  std::int64_t snap(std::int64_t extent) const;
+};
+
+/// The anchor of `spec`: `spec` cut to the grid (its output by tile_out's full tile, then its main reduction by
+/// split's), or nullopt when `spec` lies on the grid or neither cut applies (then it is solved exhaustively).
+std::optional<Spec> sparse_anchor(const Spec& spec, const SparseGrid& grid, const Target& target);
+
+/// The actions a sparse search tries on `spec`, whose anchor is solved: the tilings (tile_out, split, slide) of
+/// the anchor's frontier, in its order, each once, carried over to `spec` as they are and with every extent that
+/// spanned the anchor spanning the Spec (the stride-2 conv of bench/sparse.cpp lost 20% when a tile of all of
+/// the anchor's 64 output channels became only one of all 128), those that apply; then every other action of
+/// `spec` (moves, to_accum, kernels, ...: they add no new extents). Empty when none of the anchor's tilings
+/// applies: then `spec` is solved exhaustively.
+std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& anchor, const Spec& spec,
+                                   const Target& target);
+
+}  // namespace kriek
