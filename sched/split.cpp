@@ -66,4 +66,10 @@ ExpandResult expand_split(const Split& action, const Spec& spec, const Target&) 
   return expansion(spec, std::get<Loop>(std::move(loop)));
 }
 
+std::optional<std::int64_t> reduction_extent(const Spec& spec, std::uint8_t axis) {
+  const auto r = reduction_of(spec, static_cast<ReductionAxis>(axis));
+  if (!r) return std::nullopt;
+  return r->extent;
+}
+
 }  // namespace kriek

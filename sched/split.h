@@ -21,4 +21,7 @@ ExpandResult expand_split(const Split& action, const Spec& spec, const Target& t
 /// The failed precondition of expand_split, or nullopt when it applies (builds no node).
 std::optional<NotApplicable> split_fails(const Split& action, const Spec& spec, const Target& target);
 
+/// The extent of the op's reduction `axis` (Split::axis), or nullopt when the op has none (precondition 1).
+std::optional<std::int64_t> reduction_extent(const Spec& spec, std::uint8_t axis = 0);
+
 }  // namespace kriek

@@ -5,7 +5,7 @@
 #include <bit>
 
 #include "sched/enumerate.h"
-#include "sched/support.h"
+#include "sched/split.h"
 
 namespace kriek {
 
@@ -43,8 +43,8 @@ std::optional<Spec> sparse_anchor(const Spec& spec, const SparseGrid& grid, cons
   for (std::int64_t& e : tile) e = grid.snap(e);
   if (tile != shape) anchor = full_tile(TileOut{tile, false}, spec, target);
   const Spec& cut = anchor ? *anchor : spec;
-  if (const auto r = sched_detail::reduction_of(cut); r && !grid.on_grid(r->extent)) {
-    if (auto split = full_tile(Split{grid.snap(r->extent)}, cut, target)) anchor = std::move(split);
+  if (const auto k = reduction_extent(cut); k && !grid.on_grid(*k)) {
+    if (auto split = full_tile(Split{grid.snap(*k)}, cut, target)) anchor = std::move(split);
   }
   return anchor;
 }
