@@ -50,7 +50,7 @@ std::optional<Spec> sparse_anchor(const Spec& spec, const SparseGrid& grid, cons
 }
 
 std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& anchor, const Spec& spec,
-                                   const Target& target) {
+                                   const SparseGrid& grid, const Target& target) {
   const Shape& from = anchor.output().shape;
   const Shape& to = spec.output().shape;
   auto tiling = [](const Action& a) {
@@ -78,8 +78,17 @@ std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& 
     add(whole);
   }
   if (out.empty()) return out;
+  // A tile of extents in the grid's dense part (or whole) makes no new large extent.
+  auto small = [&](const TileOut& t) {
+    for (std::size_t d = 0; d < t.tile.size(); ++d) {
+      if (t.tile[d] > grid.dense_below && t.tile[d] != to[d]) return false;
+    }
+    return true;
+  };
   for (Action& a : enumerate_actions(spec, target)) {
-    if (!tiling(a)) out.push_back(std::move(a));
+    const auto* t = std::get_if<TileOut>(&a);
+    const bool own = t ? small(*t) : !tiling(a);
+    if (own && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(std::move(a));
   }
   return out;
 }

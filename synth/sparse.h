@@ -2,7 +2,7 @@
 // whose extents lie on a sparse grid are solved exhaustively; any other Spec is solved from its anchor, the
 // solved neighbour it contains (the same Spec cut to its grid extents, tile_out's and split's full tile): of its
 // tilings, which make the new extents and most of the Specs, only those of the anchor's frontier are tried,
-// carried over. The Spec still gets a real frontier (real children, real costs, every Impl rebuildable), but only
+// carried over, and its own tiles of small extents. The Spec still gets a real frontier (real children, real costs, every Impl rebuildable), but only
 // an estimate of its exhaustive one: a tiling its neighbour never chose is not tried. The root of a search is
 // solved exhaustively, and a search for less than SparseGrid::min_flops is exhaustive throughout. bench/sparse.cpp
 // measures what that loses.
@@ -45,10 +45,12 @@ std::optional<Spec> sparse_anchor(const Spec& spec, const SparseGrid& grid, cons
 /// The actions a sparse search tries on `spec`, whose anchor is solved: the tilings (tile_out, split, slide) of
 /// the anchor's frontier, in its order, each once, carried over to `spec` as they are and with every extent that
 /// spanned the anchor spanning the Spec (the stride-2 conv of bench/sparse.cpp lost 20% when a tile of all of
-/// the anchor's 64 output channels became only one of all 128), those that apply; then every other action of
-/// `spec` (moves, to_accum, kernels, ...: they add no new extents). Empty when none of the anchor's tilings
-/// applies: then `spec` is solved exhaustively.
+/// the anchor's 64 output channels became only one of all 128), those that apply; then the Spec's own actions
+/// that make no new large extent: its tile_outs into tiles of extents up to grid.dense_below or whole (the
+/// register tiles: with only the anchor's, 300x700x500's off-grid Specs took 8-row tiles from their 256-row
+/// anchors, +5.2% predicted and +7.8% measured), moves, to_accum, kernels, ... Empty when none of the anchor's
+/// tilings applies: then `spec` is solved exhaustively.
 std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& anchor, const Spec& spec,
-                                   const Target& target);
+                                   const SparseGrid& grid, const Target& target);
 
 }  // namespace kriek

@@ -212,7 +212,8 @@ void Synthesizer::search(Job* j, std::vector<Action> actions) {
 void Synthesizer::finish(Job* j) {
   if (j->anchor) {
     // The anchor is solved: this Spec's tilings are the anchor's carried over (all of them when none applies).
-    std::vector<Action> actions = sparse_actions(frontier_of(*j->anchor_slot)->unpack(), *j->anchor, *j->spec, target_);
+    std::vector<Action> actions = sparse_actions(frontier_of(*j->anchor_slot)->unpack(), *j->anchor, *j->spec,
+                                                  *options_.sparse, target_);
     j->transplanted = !actions.empty();
     if (actions.empty()) actions = enumerate_actions(*j->spec, target_);
     j->anchor = nullptr;
