@@ -17,11 +17,13 @@ using namespace kriek;
 using kriek::testing::avx512;
 using kriek::testing::random_spec;
 
-TEST_CASE("the sparse grid holds every small extent and the powers of 4 above", "[synth][sparse]") {
+TEST_CASE("the sparse grid holds every extent up to 16 and the powers of 4 above", "[synth][sparse]") {
   const SparseGrid grid;
-  for (std::int64_t e : {1, 5, 17, 63, 64, 256, 1024, 4096}) CHECK(grid.on_grid(e));
-  for (std::int64_t e : {65, 128, 255, 512, 1000, 2048}) CHECK_FALSE(grid.on_grid(e));
+  for (std::int64_t e : {1, 5, 16, 64, 256, 1024, 4096}) CHECK(grid.on_grid(e));
+  for (std::int64_t e : {17, 32, 63, 65, 128, 255, 512, 1000, 2048}) CHECK_FALSE(grid.on_grid(e));
   CHECK(grid.snap(5) == 5);
+  CHECK(grid.snap(20) == 16);
+  CHECK(grid.snap(63) == 16);
   CHECK(grid.snap(100) == 64);
   CHECK(grid.snap(255) == 64);
   CHECK(grid.snap(256) == 256);
@@ -80,14 +82,14 @@ TEST_CASE("the anchor's tilings carry over as they are and with a whole extent a
   CHECK(actions[3] == Action{TileOut{Shape{6, 500}, false}});
   CHECK(actions[4] == Action{Split{64}});
   // Then the Spec's own actions that make no large extent: its moves, to_accum, kernels and tiles of extents up
-  // to 64 or whole (rows of register tiles among them); no split.
+  // to 16 or whole (rows of register tiles among them); no split.
   bool register_tile = false;
   for (std::size_t i = 5; i < actions.size(); ++i) {
     INFO(action_text(actions[i], spec));
     CHECK_FALSE(std::holds_alternative<Split>(actions[i]));
     if (const auto* t = std::get_if<TileOut>(&actions[i])) {
-      for (std::size_t d = 0; d < 2; ++d) CHECK((t->tile[d] <= 64 || t->tile[d] == spec.output().shape[d]));
-      register_tile |= t->tile[0] <= 64;
+      for (std::size_t d = 0; d < 2; ++d) CHECK((t->tile[d] <= 16 || t->tile[d] == spec.output().shape[d]));
+      register_tile |= t->tile[0] <= 16;
     }
   }
   CHECK(register_tile);
