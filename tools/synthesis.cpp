@@ -179,8 +179,13 @@ std::string Synthesis::stats_line() const {
       << " actions tried, " << std::fixed << std::setprecision(2) << seconds << " s, " << synth->threads()
       << " threads, peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB";
   if (const std::uint64_t spilled = synth->stats().specs_spilled) out << ", " << spilled << " frontiers spilled";
-  if (synth->options().sparse) {
-    out << ", sparse: " << synth->stats().specs_transplanted << " of the Specs from a neighbour's decisions";
+  if (const auto& grid = synth->options().sparse) {
+    if (flop_count(spec) < grid->min_flops) {
+      out << ", sparse: exhaustive all the same (fewer than " << static_cast<std::uint64_t>(grid->min_flops)
+          << " floating-point operations)";
+    } else {
+      out << ", sparse: " << synth->stats().specs_transplanted << " of the Specs from a neighbour's decisions";
+    }
   }
   return out.str();
 }

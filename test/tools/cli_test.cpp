@@ -80,6 +80,8 @@ TEST_CASE("kriek synth --sparse reads the table, writes nothing and says how man
   CHECK_THAT(r.out, Contains("bcast_fma") && Contains("a sparse search writes nothing") &&
                         Contains("of the Specs from a neighbour's decisions"));
   CHECK_FALSE(std::filesystem::exists(table));
+  const Result small = run_kriek("synth 'matmul 16x16x16 f32' --sparse --no-table");
+  CHECK_THAT(small.out, Contains("sparse: exhaustive all the same (fewer than 33554432 floating-point operations)"));
 }
 
 TEST_CASE("help, version, unknown and unbuilt subcommands", "[tools][errors]") {
