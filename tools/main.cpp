@@ -33,7 +33,8 @@ const std::vector<Command>& commands() {
        "                                        and search statistics (Specs solved, actions tried, time, threads, RSS);\n"
        "                                        reads the DP table first and saves what it solved (see \"The DP table\");\n"
        "                                        past SIZE resident bytes (e.g. 2G) solved frontiers go to a spill file;\n"
-       "                                        --sparse: the sparse DP (faster, may pick slower kernels; saves nothing)\n",
+       "                                        --sparse: the sparse DP (faster, may pick slower kernels; a table of\n"
+       "                                        its own, e.g. host.sparse.table)\n",
        run_synth},
       {"emit",
        "kriek emit SPEC [--format c|llvm|obj|impl] [-o FILE] [--name NAME] [synth flags]\n"

@@ -73,6 +73,11 @@ ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& 
   }
 }
 
+std::filesystem::path sparse_table_path(const std::filesystem::path& table) {
+  const std::filesystem::path t = table.has_filename() ? table : table.parent_path();  // "dir/" names "dir"
+  return t.parent_path() / (t.stem().string() + ".sparse" + t.extension().string());
+}
+
 void refuse_beyond_memory(const Spec& spec) {
   std::int64_t needed = 0;
   for (const TensorSpec& t : spec.operands) needed += t.bytes();
@@ -98,9 +103,11 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   if (!args.has("--no-table")) {
     if (const auto* path = args.get("--table")) {
       s.table_path = std::filesystem::path(*path);
+      if (options.sparse) s.table_path = sparse_table_path(*s.table_path);
       s.table = open_table_if_exists(*s.table_path, target, s.synth->model());
     } else {
       s.table_path = default_table_path(target);
+      if (options.sparse) s.table_path = sparse_table_path(*s.table_path);
       s.default_table = true;
       std::string note;
       s.table = open_default_table(*s.table_path, target, s.synth->model(), s.replace_table, note);
@@ -144,11 +151,6 @@ Synthesis synthesize(const std::string& text, const Args& args) {
 
 std::string Synthesis::save_table() {
   if (!table_path) return "";
-  // A sparse search's frontiers are estimates: the table keeps exhaustive ones only (it was read, not written).
-  if (synth->options().sparse) {
-    return "table: " + table_path->string() + " (" + std::to_string(synth->stats().specs_loaded) +
-           " Specs read; a sparse search writes nothing)";
-  }
   const WriteSummary w = kriek::save_table(*table_path, target(), synth->model(),
                                            [&](const FrontierVisitor& v) { synth->for_each_encoded(v); }, !replace_table,
                                            table ? &*table : nullptr);

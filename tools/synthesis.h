@@ -50,6 +50,10 @@ struct Synthesis {
 ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& target, const FrontierLookup& lookup,
                       const Table& table);
 
+/// Where a sparse search keeps its frontiers, beside `table` (host.table: host.sparse.table): they are estimates
+/// (synth/sparse.h), so they never mix with an exhaustive search's.
+std::filesystem::path sparse_table_path(const std::filesystem::path& table);
+
 /// UserError, before any search, when the operands of `spec` alone need more bytes than this machine's physical
 /// memory (naming both): such a kernel could never run.
 void refuse_beyond_memory(const Spec& spec);

@@ -15,8 +15,8 @@ namespace kriek::tools {
 
 void require_tuning(const Args& args, const Target& target, std::string_view command) {
   if (args.has("--no-table")) user_error(command, " records what it measures beside the DP table; drop --no-table");
-  // A tuned choice names its subproblems' entries in the table, which a sparse search does not write.
-  if (args.has("--sparse")) user_error(command, " records what it measures in the DP table, which --sparse does not write; drop --sparse");
+  // Measuring picks among estimates (synth/sparse.h) would record a choice the exhaustive search may not offer.
+  if (args.has("--sparse")) user_error(command, " times the candidates of an exhaustive search; drop --sparse");
   if (!codegen::host_runs(target)) {
     user_error("this machine cannot run ", isa_name(target.isa), " code, so ", command, " cannot time it");
   }

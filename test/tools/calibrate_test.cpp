@@ -112,7 +112,7 @@ TEST_CASE("calibrate, profile and tune errors are one line and exit 1", "[tools]
   check_one_line_error(run_kriek("tune"), "usage: kriek tune SPEC");
   check_one_line_error(run_kriek("tune 'matmul 4x4x4 f32' --no-table"), "drop --no-table");
   check_one_line_error(run_kriek("tune 'matmul 4x4x4 f32' --sparse --table " + (dir / "t.table").string()),
-                       "which --sparse does not write; drop --sparse");
+                       "times the candidates of an exhaustive search; drop --sparse");
   check_one_line_error(run_kriek("tune 'matmul 4x4x4 f32' --top none --table " + (dir / "t.table").string()),
                        "--top takes a positive number, got 'none'");
   check_one_line_error(run_kriek("tune 'matmul 4x4 f32' --table " + (dir / "t.table").string()), ">>4x4<<");

@@ -72,14 +72,21 @@ TEST_CASE("kriek synth --max-memory spills solved frontiers and prints the same 
   CHECK_THAT(bad.out, Contains("--max-memory 'lots' is not a byte count"));
 }
 
-TEST_CASE("kriek synth --sparse reads the table, writes nothing and says how many Specs were estimated", "[tools]") {
+TEST_CASE("kriek synth --sparse keeps its own table beside the given one and says how many Specs it estimated",
+          "[tools]") {
   kriek::testing::TempDir dir;
   const std::string table = (dir.path() / "t.table").string();
   const Result r = run_kriek("synth 'matmul 256x256x256 f32' --sparse --table " + table);
   REQUIRE(r.status == 0);
-  CHECK_THAT(r.out, Contains("bcast_fma") && Contains("a sparse search writes nothing") &&
-                        Contains("of the Specs from a neighbour's decisions"));
+  CHECK_THAT(r.out, Contains("bcast_fma") && Contains("of the Specs from a neighbour's decisions") &&
+                        Contains("t.sparse.table ("));
   CHECK_FALSE(std::filesystem::exists(table));
+  CHECK(std::filesystem::exists(dir.path() / "t.sparse.table"));
+  // The second search reads the first's frontiers: the same Impl, nothing searched.
+  const Result again = run_kriek("synth 'matmul 256x256x256 f32' --sparse --table " + table);
+  REQUIRE(again.status == 0);
+  CHECK(again.out.substr(0, again.out.find("table: ")) == r.out.substr(0, r.out.find("table: ")));
+  CHECK_THAT(again.out, Contains("search: 0 specs solved"));
   const Result small = run_kriek("synth 'matmul 16x16x16 f32' --sparse --no-table");
   CHECK_THAT(small.out, Contains("sparse: exhaustive all the same (fewer than 33554432 floating-point operations)"));
 }
