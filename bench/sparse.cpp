@@ -2,6 +2,7 @@
 // search and a cold sparse one (2 threads, no table), their times, Specs solved (and how many of the sparse
 // search's came from a neighbour's decisions), predicted costs, and the two picks compiled, verified and timed in
 // alternating rounds in this process: the measured loss is the sparse pick's time over the exhaustive pick's.
+// --spec TEXT (repeatable) runs those Specs instead of the suite.
 // scripts/bench_sparse.sh runs it; never part of the tests.
 #include <chrono>
 #include <cstring>
@@ -25,7 +26,8 @@ const std::vector<std::string> kSuite = {
     "matmul 512x512x512 f32",       "matmul 768x768x768 f32",   "matmul 1000x1000x1000 f32",
     "matmul 1024x1024x1024 f32",    "matmul 2048x2048x2048 f32", "matmul 384x768x3072 f32",
     "matmul 384x3072x768 f32",      "matmul 48x3072x768 f32",   "matmul 300x700x500 f32",
-    "matmul 640x200x900 f32",       "matmul 1200x96x1500 f32",  "conv[pad=1] 1x56x56x64 3x3x64x64 f32",
+    "matmul 640x200x900 f32",       "matmul 1200x96x1500 f32",  "matmul 128x768x2304 f32",
+    "matmul 128x3072x768 f32",      "conv[pad=1] 1x56x56x64 3x3x64x64 f32",
     "conv[stride=2,pad=1] 1x56x56x64 3x3x64x128 f32", "conv 1x28x28x128 1x1x128x512 f32",
     "conv[pad=1] 1x7x7x512 3x3x512x512 f32",          "conv[stride=2,pad=3] 1x224x224x3 7x7x3x64 f32"};
 const std::vector<std::string> kQuickSuite = {"matmul 768x768x768 f32", "matmul 300x700x500 f32",
@@ -41,7 +43,8 @@ struct Search {
 };
 
 Search search(const Spec& spec, const Target& target, bool sparse) {
-  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{.threads = 2, .sparse = sparse ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt});
+  const std::optional<SparseGrid> grid = sparse ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt;
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{.threads = 2, .sparse = grid});
   const auto start = std::chrono::steady_clock::now();
   const Frontier f = synth.solve(spec);
   Search s;
@@ -67,14 +70,17 @@ int main(int argc, char** argv) {
   return bench::guarded_main("bench_sparse", [&] {
     std::string csv = "bench/results/sparse.csv";
     bool quick = false;
+    std::vector<std::string> specs;
     for (int i = 1; i < argc; ++i) {
       if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
       else if (!std::strcmp(argv[i], "--quick")) quick = true;
+      else if (!std::strcmp(argv[i], "--spec") && i + 1 < argc) specs.push_back(argv[++i]);
       else {
-        std::cerr << "usage: bench_sparse [--quick] [--csv FILE]\n";
+        std::cerr << "usage: bench_sparse [--quick] [--spec TEXT]... [--csv FILE]\n";
         return 1;
       }
     }
+    if (specs.empty()) specs = quick ? kQuickSuite : kSuite;
     const Target& target = host_target();
     const std::filesystem::path dir = codegen::make_temp_dir();
     std::vector<Row> rows;
@@ -82,7 +88,7 @@ int main(int argc, char** argv) {
               << std::left << std::setw(48) << "spec" << std::right << std::setw(9) << "ex s" << std::setw(9)
               << "sp s" << std::setw(9) << "speedup" << std::setw(10) << "ex Specs" << std::setw(10) << "sp Specs"
               << std::setw(10) << "(exact)" << std::setw(10) << "cost +%" << std::setw(10) << "time +%" << "\n";
-    for (const std::string& text : quick ? kQuickSuite : kSuite) {
+    for (const std::string& text : specs) {
       Row r{text, {}, {}, 0, 0};
       const Spec spec = parse_spec(text, target);
       r.exhaustive = search(spec, target, false);
@@ -124,7 +130,8 @@ int main(int argc, char** argv) {
     }
     std::cout << std::setprecision(2) << "median search speed-up " << bench::median(speedup)
               << "x, median Specs solved exhaustively " << bench::median(fewer) << "x fewer, median kernel time "
-              << std::showpos << 100 * bench::median(loss) << "%, worst " << 100 * *std::max_element(loss.begin(), loss.end())
+              << std::showpos << 100 * bench::median(loss) << "%, worst "
+              << 100 * *std::max_element(loss.begin(), loss.end())
               << std::noshowpos << "%; CSV in " << csv << "\n";
     return 0;
   });

@@ -58,9 +58,8 @@ std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& 
   };
   std::vector<Action> out;
   auto add = [&](const Action& a) {
-    if (std::find(out.begin(), out.end(), a) == out.end() && std::holds_alternative<Expansion>(expand(a, spec, target))) {
-      out.push_back(a);
-    }
+    const bool applies = std::holds_alternative<Expansion>(expand(a, spec, target));
+    if (applies && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
   };
   for (const FrontierEntry& e : anchor_frontier.entries) {
     if (!tiling(e.action)) continue;
@@ -72,12 +71,19 @@ std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& 
         if (t->tile[d] == from[d]) t->tile[d] = to[d];
       }
     }
-    if (auto* s = std::get_if<Slide>(&whole); s && s->dim < from.size() && s->dim < to.size() && s->size == from[s->dim]) {
-      s->size = to[s->dim];
+    if (auto* s = std::get_if<Slide>(&whole); s && s->dim < from.size() && s->dim < to.size()) {
+      if (s->size == from[s->dim]) s->size = to[s->dim];
     }
     add(whole);
   }
   if (out.empty()) return out;
+  // The cuts that make the anchor itself, serial and parallel where enumerate_actions offers parallel loops
+  // (canonical_spec's rule 1 relies on none below that work): their main child is solved already.
+  if (from != to) {
+    add(TileOut{from, false});
+    if (flop_count(spec) >= kParallelMinFlops) add(TileOut{from, true});
+  }
+  if (const auto k = reduction_extent(anchor); k && k != reduction_extent(spec)) add(Split{*k});
   // A tile of extents in the grid's dense part (or whole) makes no new large extent.
   auto small = [&](const TileOut& t) {
     for (std::size_t d = 0; d < t.tile.size(); ++d) {

@@ -1,15 +1,15 @@
 // The sparse DP of the Kriek report (§3.2), a mode of the search (SynthOptions::sparse), never its default. Specs
 // whose extents lie on a sparse grid are solved exhaustively; any other Spec is solved from its anchor, the
 // solved neighbour it contains (the same Spec cut to its grid extents, tile_out's and split's full tile): of its
-// tilings, which make the new extents and most of the Specs, only those of the anchor's frontier are tried,
-// carried over, and its own tiles of small extents. The Spec still gets a real frontier (real children, real costs, every Impl rebuildable), but only
-// an estimate of its exhaustive one: a tiling its neighbour never chose is not tried. The root of a search is
-// solved exhaustively, and a search for less than SparseGrid::min_flops is exhaustive throughout. bench/sparse.cpp
-// measures what that loses.
+// tilings, which make the new extents and most of the Specs, it tries only the anchor's (carried over), the cuts
+// to the anchor and its own tiles of small extents. The Spec still gets a real frontier (real children, real
+// costs, every Impl rebuildable), but only an estimate of its exhaustive one: a tiling its neighbour never chose
+// is not tried. The root of a search is solved exhaustively, and a search for less than SparseGrid::min_flops is
+// exhaustive throughout. bench/sparse.cpp measures what that loses.
 //
 // Grid: every extent up to SparseGrid::dense_below (16), and above it the powers of 4 (64, 256, 1024, ...). The
-// extents are the output's dimensions and the main reduction's (a matmul's K, a conv's channels, a reduction's axis); a conv's
-// filter window is as given.
+// extents are the output's dimensions and the main reduction's (a matmul's K, a conv's channels, a reduction's
+// axis); a conv's filter window is as given.
 #pragma once
 
 #include <cstdint>
@@ -45,7 +45,9 @@ std::optional<Spec> sparse_anchor(const Spec& spec, const SparseGrid& grid, cons
 /// The actions a sparse search tries on `spec`, whose anchor is solved: the tilings (tile_out, split, slide) of
 /// the anchor's frontier, in its order, each once, carried over to `spec` as they are and with every extent that
 /// spanned the anchor spanning the Spec (the stride-2 conv of bench/sparse.cpp lost 20% when a tile of all of
-/// the anchor's 64 output channels became only one of all 128), those that apply; then the Spec's own actions
+/// the anchor's 64 output channels became only one of all 128), those that apply; then the cuts that make the
+/// anchor (tile_out to its shape, serial and parallel, and split to its reduction: without them 128x3072x768
+/// could not cut N to the anchor's 256 and measured 34% slower than exhaustively); then the Spec's own actions
 /// that make no new large extent: its tile_outs into tiles of extents up to grid.dense_below or whole (the
 /// register tiles: with only the anchor's, 300x700x500's off-grid Specs took 8-row tiles from their 256-row
 /// anchors, +5.2% predicted and +7.8% measured), moves, to_accum, kernels, ... Empty when none of the anchor's

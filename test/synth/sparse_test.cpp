@@ -61,7 +61,8 @@ TEST_CASE("the anchor is the Spec cut to the grid by its output and its reductio
   CHECK_FALSE(sparse_anchor(parse_spec("conv[pad=1] 1x100x100x8 3x3x8x8 f32", t), grid, t));
 }
 
-TEST_CASE("the anchor's tilings carry over as they are and with a whole extent as the whole extent", "[synth][sparse]") {
+TEST_CASE("sparse actions: the anchor's tilings as they are and whole then the cuts to the anchor",
+          "[synth][sparse]") {
   const Target& t = avx512();
   const Spec spec = parse_spec("matmul[acc] 300x700x500 f32", t);
   const auto anchor = sparse_anchor(spec, SparseGrid{}, t);
@@ -81,10 +82,15 @@ TEST_CASE("the anchor's tilings carry over as they are and with a whole extent a
   CHECK(actions[2] == Action{TileOut{Shape{6, 256}, false}});
   CHECK(actions[3] == Action{TileOut{Shape{6, 500}, false}});
   CHECK(actions[4] == Action{Split{64}});
+  // Then the cuts that make the anchor (256x256 of output, K 256 of 700).
+  REQUIRE(actions.size() > 8);
+  CHECK(actions[5] == Action{TileOut{Shape{256, 256}, false}});
+  CHECK(actions[6] == Action{TileOut{Shape{256, 256}, true}});
+  CHECK(actions[7] == Action{Split{256}});
   // Then the Spec's own actions that make no large extent: its moves, to_accum, kernels and tiles of extents up
   // to 16 or whole (rows of register tiles among them); no split.
   bool register_tile = false;
-  for (std::size_t i = 5; i < actions.size(); ++i) {
+  for (std::size_t i = 8; i < actions.size(); ++i) {
     INFO(action_text(actions[i], spec));
     CHECK_FALSE(std::holds_alternative<Split>(actions[i]));
     if (const auto* t = std::get_if<TileOut>(&actions[i])) {
