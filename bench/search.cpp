@@ -55,7 +55,9 @@ int main(int argc, char** argv) {
   try {
     const Target& target = host_target();
     const Spec spec = parse_spec(spec_text_arg, target);
-    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{.threads = threads, .prune = prune, .sparse = sparse ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt});
+    const std::optional<SparseGrid> grid = sparse ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt;
+    Synthesizer synth(target, CostModel::for_target(target),
+                      SynthOptions{.threads = threads, .prune = prune, .sparse = grid});
     const auto start = std::chrono::steady_clock::now();
     const Frontier& f = synth.solve(spec);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
