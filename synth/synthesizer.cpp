@@ -63,7 +63,8 @@ struct Synthesizer::Job {
   /// In sparse mode, the anchor the Job waits for before it knows its actions (synth/sparse.h); null after.
   const Spec* anchor = nullptr;
   Slot* anchor_slot = nullptr;
-  /// Its actions are the anchor's tilings carried over (and its own others), not all of them.
+  /// Its actions are sparse_actions' (few of its tilings), not all of enumerate_actions': if none of them fits, it
+  /// is searched again with all.
   bool transplanted = false;
   std::vector<Action> actions;
   std::vector<NodeCost> costs;
@@ -211,7 +212,7 @@ void Synthesizer::search(Job* j, std::vector<Action> actions) {
 
 void Synthesizer::finish(Job* j) {
   if (j->anchor) {
-    // The anchor is solved: this Spec's tilings are the anchor's carried over (all of them when none applies).
+    // The anchor is solved: this Spec tries sparse_actions (every action when none of the anchor's tilings applies).
     std::vector<Action> actions = sparse_actions(frontier_of(*j->anchor_slot)->unpack(), *j->anchor, *j->spec,
                                                   *options_.sparse, target_);
     j->transplanted = !actions.empty();
