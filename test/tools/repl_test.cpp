@@ -45,6 +45,13 @@ Result script(const std::string& name, const std::string& text, const std::strin
   return shell(std::string(KRIEK_BINARY) + " script " + temp_file(name, text) + " --target " + target);
 }
 
+/// The output of a script that stops at a refused step, after checking that it exited with status 1.
+std::string refused(const std::string& name, const std::string& text) {
+  const Result r = script(name, text);
+  CHECK(r.status == 1);
+  return r.out;
+}
+
 /// The widest vector target this machine runs: scripts that `run` kernels use it.
 std::string runnable_target() { return kriek::host_target().isa == kriek::Isa::avx512 ? "avx512" : "avx2"; }
 
@@ -92,21 +99,18 @@ TEST_CASE("repl: pad_image and to_matmul, the conv steps actions lists, apply by
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("pad[L2 1x1] imgp <- img") && Contains("as_matmul ("));
   CHECK(r.out.find("matches the reference") != r.out.rfind("matches the reference"));  // both
-  const Result bad = script("conv_steps_bad.kriek", "spec conv 1x4x4x8 3x3x8x16 f32\npad_image L2\n");
-  CHECK(bad.status == 1);
-  CHECK_THAT(bad.out, Contains("line 2") && Contains("pad_image"));
-  const Result bad_mm = script("conv_steps_bad2.kriek", "spec conv 1x4x4x8 3x3x8x16 f32\nto_matmul\n");
-  CHECK(bad_mm.status == 1);
-  CHECK_THAT(bad_mm.out, Contains("line 2") && Contains("to_matmul (3): the filter window is 3x3"));
+  CHECK_THAT(refused("conv_steps_bad.kriek", "spec conv 1x4x4x8 3x3x8x16 f32\npad_image L2\n"),
+             Contains("line 2") && Contains("pad_image"));
+  CHECK_THAT(refused("conv_steps_bad2.kriek", "spec conv 1x4x4x8 3x3x8x16 f32\nto_matmul\n"),
+             Contains("line 2") && Contains("to_matmul (3): the filter window is 3x3"));
 }
 
 TEST_CASE("repl: flatten an elementwise op of dense rows, and its one-line refusal", "[tools][repl]") {
   const Result r = script("flatten.kriek", "spec relu 9x7 f32\nflatten\ncomplete\ncheck\n");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("flatten (inV: 63 <- in, outV: 63 <- out)") && Contains("matches the reference"));
-  const Result bad = script("flatten_bad.kriek", "spec add 9x7 1x7 f32\nflatten\n");
-  CHECK(bad.status == 1);
-  CHECK_THAT(bad.out, Contains("line 2") && Contains("flatten (3): operand 1 is 1x7, not the output's 9x7"));
+  CHECK_THAT(refused("flatten_bad.kriek", "spec add 9x7 1x7 f32\nflatten\n"),
+             Contains("line 2") && Contains("flatten (3): operand 1 is 1x7, not the output's 9x7"));
 }
 
 TEST_CASE("repl: run follows kriek script --backend, a bad backend is one line", "[tools][repl][llvm]") {
