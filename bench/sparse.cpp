@@ -1,7 +1,8 @@
 // Sparse DP benchmark (synth/sparse.h): per Spec of a suite of large matmuls and conv layers, a cold exhaustive
 // search and a cold sparse one (2 threads, no table), their times, Specs solved (and how many of the sparse
 // search's came from a neighbour's decisions), predicted costs, and the two picks compiled, verified and timed in
-// alternating rounds in this process: the measured loss is the sparse pick's time over the exhaustive pick's.
+// alternating rounds in this process (codegen::time_alternating): the measured loss is the sparse pick's time over
+// the exhaustive pick's.
 // --spec TEXT (repeatable) runs those Specs instead of the suite.
 // scripts/bench_sparse.sh runs it; never part of the tests.
 #include <chrono>
@@ -61,7 +62,7 @@ Search search(const Spec& spec, const Target& target, bool sparse) {
 struct Row {
   std::string spec;
   Search exhaustive, sparse;
-  double ex_seconds = 0, sp_seconds = 0;  ///< per call, the best round of each
+  double ex_seconds = 0, sp_seconds = 0;  ///< per call, the median round of each (codegen::time_alternating)
 };
 
 }  // namespace
@@ -94,17 +95,16 @@ int main(int argc, char** argv) {
       r.exhaustive = search(spec, target, false);
       r.sparse = search(spec, target, true);
       const std::string id = std::to_string(rows.size());
-      const codegen::LoadedKernel ex = codegen::build_kernel(r.exhaustive.impl, target, dir, "kriek_ex_" + id);
+      // The same Impl built twice when both picks are one: their spread is the timing noise.
       const bool same = print_impl(r.exhaustive.impl) == print_impl(r.sparse.impl);
-      const codegen::LoadedKernel sp =
-          codegen::build_kernel(same ? r.exhaustive.impl : r.sparse.impl, target, dir, "kriek_sp_" + id);
-      KRIEK_ASSERT(codegen::verify(ex, spec, 1).ok(), "the exhaustive pick does not verify: ", text);
-      KRIEK_ASSERT(codegen::verify(sp, spec, 1).ok(), "the sparse pick does not verify: ", text);
-      r.ex_seconds = r.sp_seconds = 1e30;
-      for (int round = 0; round < kRounds; ++round) {  // alternating, so a busy moment slows both
-        r.ex_seconds = std::min(r.ex_seconds, codegen::time_kernel(ex, spec, 0.2).best_seconds);
-        r.sp_seconds = std::min(r.sp_seconds, codegen::time_kernel(sp, spec, 0.2).best_seconds);
-      }
+      std::vector<codegen::LoadedKernel> kernels;
+      kernels.push_back(codegen::build_kernel(r.exhaustive.impl, target, dir, "kriek_ex_" + id));
+      kernels.push_back(codegen::build_kernel(same ? r.exhaustive.impl : r.sparse.impl, target, dir, "kriek_sp_" + id));
+      KRIEK_ASSERT(codegen::verify(kernels[0], spec, 1).ok(), "the exhaustive pick does not verify: ", text);
+      KRIEK_ASSERT(codegen::verify(kernels[1], spec, 1).ok(), "the sparse pick does not verify: ", text);
+      const std::vector<double> seconds = codegen::time_alternating(kernels, spec, kRounds, 0.2);
+      r.ex_seconds = seconds[0];
+      r.sp_seconds = seconds[1];
       rows.push_back(r);
       const std::uint64_t exact = r.sparse.specs - r.sparse.transplanted;
       std::cout << std::left << std::setw(48) << text << std::right << std::fixed << std::setprecision(2)

@@ -115,6 +115,22 @@ Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_s
   return t;
 }
 
+std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
+                                     double budget_seconds) {
+  std::vector<std::vector<double>> times(kernels.size());
+  for (int r = 0; r < rounds; ++r) {
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      times[i].push_back(time_kernel(kernels[i], spec, budget_seconds).best_seconds);
+    }
+  }
+  std::vector<double> medians;
+  for (std::vector<double>& t : times) {
+    std::sort(t.begin(), t.end());
+    medians.push_back(t.empty() ? 0 : t[t.size() / 2]);
+  }
+  return medians;
+}
+
 LoadedKernel build_kernel(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,
                           const std::string& function, Backend backend) {
   return backend == Backend::llvm ? jit_compile(impl, target, function).kernel

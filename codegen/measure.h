@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <vector>
 
 #include "codegen/backend.h"
@@ -30,6 +31,13 @@ struct Timing {
 /// Times `kernel` on random operands: one warm-up call, then samples of enough back-to-back calls to last about a
 /// millisecond, for about `budget_seconds` in all (at least 5 samples); the median sample per call.
 Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_seconds = 0.5);
+
+/// Times `kernels`, all of `spec`, in `rounds` alternating rounds (0, 1, ..., 0, 1, ...), each round a time_kernel
+/// of about `budget_seconds` whose fastest sample counts, and returns each kernel's median round in seconds per
+/// call. Timed one after another, the last of several kernels that `kriek run` times alike measured up to 1.6x
+/// faster than the first on a VM whose clock and load drift; alternating, a drift moves them all alike.
+std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
+                                     double budget_seconds);
 
 /// The emitted code with its comments dropped and every name that is not called renamed by first appearance:
 /// two Impls of one Spec with equal shapes are the same kernel (they differ only in moves that emit no code, such

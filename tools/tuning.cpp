@@ -43,9 +43,9 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
   const codegen::RemoveAtExit dir(codegen::make_temp_dir());  // whatever the outcome
   out << "tuning " << s.spec << ": " << candidates.size() << " candidates within " << s.limits << "\n"
       << "    #  predicted (1/16 cycles)  measured per call  GFLOP/s  root action\n";
-  // Every candidate built and verified first, then timed in alternating rounds (0, 1, ..., 0, 1, ...), the median
-  // of its rounds' fastest samples. Timed one after another, the fused matmul + bias + relu 256^3's last candidates
-  // measured 1.6x faster than its first on a VM whose clock and load drift, kernels `kriek run` times alike.
+  // Every candidate built and verified first, then timed in alternating rounds (codegen::time_alternating: the
+  // fused matmul + bias + relu 256^3's last candidates, timed one after another, measured 1.6x faster than its
+  // first).
   std::vector<codegen::LoadedKernel> kernels;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     kernels.push_back(codegen::build_kernel(impls[i], target, dir.path(), "kriek_tune_" + std::to_string(i)));
@@ -57,19 +57,11 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
     }
   }
   constexpr int kRounds = 5;
-  std::vector<std::vector<double>> rounds(candidates.size());
-  for (int r = 0; r < kRounds; ++r) {
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      rounds[i].push_back(codegen::time_kernel(kernels[i], s.spec, 0.05).best_seconds);
-    }
-  }
-  std::vector<double> best;
+  const std::vector<double> best = codegen::time_alternating(kernels, s.spec, kRounds, 0.05);
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    std::sort(rounds[i].begin(), rounds[i].end());
-    best.push_back(rounds[i][rounds[i].size() / 2]);
     out << std::setw(5) << i << std::setw(23) << candidates[i].cost << std::setw(16) << std::fixed
-        << std::setprecision(2) << best.back() * 1e6 << " us" << std::setw(9) << std::setprecision(1)
-        << flop_count(s.spec) / best.back() * 1e-9 << "  " << action_text(candidates[i].action, s.spec)
+        << std::setprecision(2) << best[i] * 1e6 << " us" << std::setw(9) << std::setprecision(1)
+        << flop_count(s.spec) / best[i] * 1e-9 << "  " << action_text(candidates[i].action, s.spec)
         << (i == 0 ? "  (the DP's pick)" : "") << "\n";
   }
   if (candidates.empty()) user_error("no Impl of ", s.spec, " fits the memory limits");
