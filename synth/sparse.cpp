@@ -9,6 +9,8 @@
 
 namespace kriek {
 
+bool SparseGrid::applies(const Spec& root) const { return flop_count(root) >= min_flops; }
+
 bool SparseGrid::on_grid(std::int64_t extent) const {
   if (extent <= dense_below) return true;
   const auto e = static_cast<std::uint64_t>(extent);

@@ -127,7 +127,7 @@ const Synthesizer::Slot& Synthesizer::solve_slot(const Spec& spec) {
     tbb::task_group group;
     memo_->group = &group;
     memo_->root = key;
-    memo_->sparse = options_.sparse && flop_count(*key) >= options_.sparse->min_flops;
+    memo_->sparse = options_.sparse && options_.sparse->applies(*key);
     request(key, *slot, nullptr);
     group.wait();
     memo_->group = nullptr;

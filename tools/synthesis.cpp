@@ -182,7 +182,7 @@ std::string Synthesis::stats_line() const {
       << " threads, peak RSS " << peak_rss_bytes() / (1024 * 1024) << " MiB";
   if (const std::uint64_t spilled = synth->stats().specs_spilled) out << ", " << spilled << " frontiers spilled";
   if (const auto& grid = synth->options().sparse) {
-    if (flop_count(spec) < grid->min_flops) {
+    if (!grid->applies(spec)) {
       out << ", sparse: exhaustive all the same (fewer than " << static_cast<std::uint64_t>(grid->min_flops)
           << " floating-point operations)";
     } else {
