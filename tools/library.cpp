@@ -315,7 +315,12 @@ LibraryReport build_library(const std::vector<LibraryEntry>& entries, const Args
         progress.stage(BuildProgress::Stage::tune);
         std::ostringstream log;
         tuned_now = tune(s, options.tune, log);
-        if (!tuned_now) throw UserError("a candidate of its tuning does not verify: " + log.str());
+        if (!tuned_now) {
+          // The log's last line says which candidate failed and by how much; the lines before are its table.
+          std::string why = log.str();
+          while (!why.empty() && why.back() == '\n') why.pop_back();
+          throw UserError("a candidate of its tuning does not verify: " + why.substr(why.rfind('\n') + 1));
+        }
       }
       if (!target) {
         target = std::make_unique<Target>(s.target());
