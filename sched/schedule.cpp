@@ -82,14 +82,14 @@ Schedule Schedule::apply(const Action& action) const {
 
 Schedule Schedule::tile_out(const Shape& tile, bool parallel) const { return apply(TileOut{tile, parallel}); }
 
-Schedule Schedule::split(std::int64_t k) const {
+Schedule Schedule::split(std::int64_t k, std::uint8_t axis) const {
   const std::size_t index = focus_index("split");
   const Spec& spec = kriek::holes(impl_).at(index)->spec;
   if (accumulates(spec.op) || !std::holds_alternative<ImplPtr>(kriek::apply(ToAccum{}, spec, *target_))) {
-    return apply(Split{k});
+    return apply(Split{k, axis});
   }
   // to_accum focuses its accumulating statement; the split goes there.
-  return apply(ToAccum{}).apply(Split{k});
+  return apply(ToAccum{}).apply(Split{k, axis});
 }
 
 Schedule Schedule::slide(std::uint8_t dim, std::int64_t size, Level level, Layout layout) const {

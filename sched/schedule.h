@@ -41,8 +41,9 @@ class Schedule {
   Schedule focus(const std::string& name) const;
 
   Schedule tile_out(const Shape& tile, bool parallel = false) const;
-  /// Splits the reduction by k; a Spec that does not accumulate gets to_accum first (its zero stays a hole).
-  Schedule split(std::int64_t k) const;
+  /// Splits the reduction by k (axis 0; a conv's filter rows 1, its columns 2); a Spec that does not accumulate
+  /// gets to_accum first (its zero stays a hole).
+  Schedule split(std::int64_t k, std::uint8_t axis = 0) const;
   Schedule slide(std::uint8_t dim, std::int64_t size, Level level, Layout layout = Layout::row_major()) const;
   /// Moves input `input`; for VRF, vector_size 0 means the target's vector size.
   Schedule move_input(std::size_t input, Level level, Layout layout = Layout::row_major(),

@@ -123,7 +123,17 @@ void run_tile_out(ReplSession& s, const Words& words, const std::string& line, s
 }
 
 void run_split(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
-  s.push(s.current().split(number(words[1], "k")), line, out);
+  std::uint8_t axis = 0;
+  if (words.size() > 2) {
+    if (words[2] == "fh") {
+      axis = 1;
+    } else if (words[2] == "fw") {
+      axis = 2;
+    } else {
+      user_error("split's axis is fh (a conv's filter rows) or fw (its columns), got '", words[2], "'");
+    }
+  }
+  s.push(s.current().split(number(words[1], "k"), axis), line, out);
 }
 
 void run_slide(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
@@ -304,7 +314,8 @@ const std::vector<ReplCommand>& repl_commands() {
       {"spec", "TEXT", "start scheduling a Spec, e.g. spec matmul 128x128x128 f32", 1, kMany, nullptr, run_spec},
       {"tile_out", "E1 E2 ... [parallel]", "loop over output tiles of that shape", 1, 16, complete_tile_out,
        run_tile_out},
-      {"split", "K", "loop over the reduction in steps of K (to_accum first when needed)", 1, 1, nullptr, run_split},
+      {"split", "K [fh|fw]", "loop over the reduction in steps of K, or a conv's filter rows (fh) or columns (fw)",
+       1, 2, nullptr, run_split},
       {"slide", "DIM SIZE [LEVEL] [LAYOUT]", "sliding window over a conv image dimension", 2, 4, complete_slide,
        run_slide},
       {"move", "in0|in1|...|out LEVEL [LAYOUT]", "move an operand to a faster level (or pack it)", 2, 3,

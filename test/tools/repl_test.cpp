@@ -105,6 +105,16 @@ TEST_CASE("repl: pad_image and to_matmul, the conv steps actions lists, apply by
              Contains("line 2") && Contains("to_matmul (3): the filter window is 3x3"));
 }
 
+TEST_CASE("repl: split over a conv's filter rows and columns by name", "[tools][repl]") {
+  const Result r = script("conv_taps.kriek", "spec conv 1x6x6x4 3x3x4x8 f32\nto_accum\nfocus h2\nsplit 1 fh\n"
+                                             "split 1 fw\ncomplete\ncheck\n");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("split[1] (imgt: 1x4x6x4, filterst: 1x3x4x8)") &&
+                        Contains("split[1] (imgtt: 1x4x4x4, filterstt: 1x1x4x8)") && Contains("matches the reference"));
+  CHECK_THAT(refused("conv_taps_bad.kriek", "spec conv 1x6x6x4 3x3x4x8 f32\nsplit 1 fz\n"),
+             Contains("line 2") && Contains("split's axis is fh (a conv's filter rows) or fw (its columns), got 'fz'"));
+}
+
 TEST_CASE("repl: flatten an elementwise op of dense rows, and its one-line refusal", "[tools][repl]") {
   const Result r = script("flatten.kriek", "spec relu 9x7 f32\nflatten\ncomplete\ncheck\n");
   CHECK(r.status == 0);
