@@ -133,7 +133,8 @@ const std::string& vocabulary_schema() {
     s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7,to_matmul@8,pad_image@9,flatten@10;action_version=" +
          std::to_string(kActionVersion);
     s += ";canonical=" + std::to_string(kCanonicalRulesVersion) +
-         ",parallel_min=" + std::to_string(static_cast<std::int64_t>(kParallelMinFlops));
+         ",parallel_min=" + std::to_string(static_cast<std::int64_t>(kParallelMinFlops)) +
+         ",parallel_min_elements=" + std::to_string(kParallelMinElements);
     return s;
   }();
   return schema;

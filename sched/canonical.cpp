@@ -1,12 +1,12 @@
 // canonical_spec: the two normalization rules of canonical.h.
 #include "sched/canonical.h"
 
-#include "sched/enumerate.h"
+#include "sched/parallel_rule.h"
 
 namespace kriek {
 namespace {
 
-bool serial_matters(const Spec& spec) { return flop_count(spec) >= kParallelMinFlops; }
+bool serial_matters(const Spec& spec) { return parallel_reachable(spec); }
 
 /// Rule 2's operands: in L1 and not blocked (a blocked operand's alignment says where its panels start).
 bool alignment_moot(const TensorSpec& t) { return t.level == Level::L1 && t.layout.kind != Layout::Kind::blocked; }

@@ -2,9 +2,11 @@
 // as one Spec. The DP's memo and the DP table key on canonical_spec(); an Impl is still rebuilt on the Spec
 // asked for (every stored action applies to it, with the same cost, and its children canonicalize to the
 // stored children). Each rule holds for the actions enumerate_actions offers and the cost model in impl/cost.h:
-//   1. serial_only is dropped below kParallelMinFlops: enumerate_actions offers parallel loops only from that
-//      much work up, and no subproblem does more work than its parent (tiles, splits and slides less, moves,
-//      to_accum and blocks the same, pipeline stages part of it), so the flag forbids nothing below it.
+//   1. serial_only is dropped where parallel_reachable is false (sched/parallel_rule.h): enumerate_actions
+//      offers parallel loops only from kParallelMinFlops of work up (a Move or Zero from kParallelMinElements
+//      elements), and no subproblem does more work than its parent (tiles, splits and slides less, moves,
+//      to_accum and blocks the same, pipeline stages part of it) or holds a larger buffer than its largest
+//      operand, padded image or intermediate, so the flag forbids nothing below it.
 //   2. aligned is set for operands in L1 that are not blocked. (A blocked operand's alignment tells whether its
 //      tiles start at panel boundaries, which decides whether a row of a panel is contiguous and can move to
 //      VRF: impl/tiling.cpp's within_one_block, sched/support's register_rows_dense.) Alignment costs only lines brought from a level into a faster cache
@@ -21,7 +23,7 @@ namespace kriek {
 /// Bumped when a rule changes which Specs are one: a table's frontiers name their children by canonical Spec, so
 /// a table written under other rules cannot rebuild its Impls (cache/action_codec.cpp's vocabulary carries it,
 /// with the constants the rules read).
-inline constexpr int kCanonicalRulesVersion = 1;
+inline constexpr int kCanonicalRulesVersion = 2;
 
 /// The Spec with serial_only and alignment normalized where they cannot matter (rules above).
 Spec canonical_spec(const Spec& spec);

@@ -106,12 +106,12 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
   out.reserve(out.size() + 2 * total + 64);
   std::vector<std::size_t> at(rank, 0);
   TileOut t{Shape(rank), false};
-  const bool parallel_worthwhile = flop_count(spec) >= kParallelMinFlops;
+  const bool worthwhile = parallel_worthwhile(spec);
   while (true) {
     for (std::size_t d = 0; d < rank; ++d) t.tile[d] = grids[d][at[d]];
     if (t.tile != shape && !tile_out_fails(t, spec, target)) {
       out.emplace_back(t);
-      if (!spec.serial_only && parallel_worthwhile) out.emplace_back(TileOut{t.tile, true});
+      if (!spec.serial_only && worthwhile) out.emplace_back(TileOut{t.tile, true});
     }
     std::size_t d = rank;
     while (d > 0 && ++at[d - 1] == grids[d - 1].size()) at[--d] = 0;

@@ -75,13 +75,9 @@
 #include <vector>
 
 #include "sched/action.h"
+#include "sched/parallel_rule.h"
 
 namespace kriek {
-
-/// Parallel loops only for Specs of at least this much work (0.5 MFLOP, matmul 64^3): a thread team costs thousands
-/// of cycles to start (the cost model's parallel_launch), so below it a parallel loop never pays; from it up the
-/// DP weighs the launch against the split work (matmul 64^3 on 2 threads 1.34x, 82x99x63 1.48x its serial pick).
-inline constexpr double kParallelMinFlops = 1 << 19;
 
 /// The smallest reduction chunk a split takes while the output is in memory. Each chunk reads and writes the
 /// output tile again, one load and one store per vector of output for k/width FMAs: below one vector of k the

@@ -83,7 +83,7 @@ std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& 
   // (canonical_spec's rule 1 relies on none below that work): their main child is solved already.
   if (from != to) {
     add(TileOut{from, false});
-    if (flop_count(spec) >= kParallelMinFlops) add(TileOut{from, true});
+    if (parallel_worthwhile(spec)) add(TileOut{from, true});
   }
   if (const auto k = reduction_extent(anchor); k && k != reduction_extent(spec)) add(Split{*k});
   // A tile of extents in the grid's dense part (or whole) makes no new large extent.

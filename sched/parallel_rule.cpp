@@ -1,0 +1,46 @@
+// parallel_worthwhile and parallel_reachable: the work and buffer sizes from which a thread team pays.
+#include "sched/parallel_rule.h"
+
+#include <algorithm>
+
+#include "impl/node.h"
+
+namespace kriek {
+namespace {
+
+bool moves_data(const Spec& spec) {
+  const std::optional<PrimitiveOp> p = primitive(spec.op);
+  return p && (std::holds_alternative<Move>(*p) || std::holds_alternative<Zero>(*p));
+}
+
+/// Elements of the largest buffer a Spec or any Spec below it holds: its operands (tiles, moves and views make
+/// none larger), a padded conv's zero-bordered image (pad_image), a Compose's intermediates (bufferize).
+std::int64_t largest_buffer(const Spec& spec) {
+  std::int64_t most = 0;
+  for (const TensorSpec& t : spec.operands) most = std::max(most, t.elements());
+  if (const auto* conv = std::get_if<Conv>(&spec.op); conv && conv->padded()) {
+    const Shape origin = pad_interior_origin(spec);
+    std::int64_t padded = 1;
+    for (std::size_t d = 0; d < origin.size(); ++d) padded *= spec.input(0).shape[d] + 2 * origin[d];
+    most = std::max(most, padded);
+  }
+  if (const auto* c = std::get_if<Compose>(&spec.op)) {
+    std::vector<Shape> inputs;
+    for (const TensorSpec& t : spec.inputs()) inputs.push_back(t.shape);
+    for (const Shape& mid : compose_intermediate_shapes(*c, inputs)) most = std::max(most, volume(mid));
+  }
+  return most;
+}
+
+}  // namespace
+
+bool parallel_worthwhile(const Spec& spec) {
+  if (moves_data(spec)) return spec.output().elements() >= kParallelMinElements;
+  return flop_count(spec) >= kParallelMinFlops;
+}
+
+bool parallel_reachable(const Spec& spec) {
+  return flop_count(spec) >= kParallelMinFlops || largest_buffer(spec) >= kParallelMinElements;
+}
+
+}  // namespace kriek

@@ -1,0 +1,32 @@
+// When a Spec is worth a thread team: the one rule by which enumerate_actions offers parallel loops (and the
+// sparse DP its parallel cuts), and the bound below which no Spec of a subtree can be parallel, which canonical
+// rule 1 (sched/canonical.h) reads to drop serial_only where it forbids nothing.
+#pragma once
+
+#include <cstdint>
+
+#include "spec/spec.h"
+
+namespace kriek {
+
+/// Parallel loops only for Specs of at least this much work (0.5 MFLOP, matmul 64^3): a thread team costs thousands
+/// of cycles to start (the cost model's parallel_launch), so below it a parallel loop never pays; from it up the
+/// DP weighs the launch against the split work (matmul 64^3 on 2 threads 1.34x, 82x99x63 1.48x its serial pick).
+inline constexpr double kParallelMinFlops = 1 << 19;
+
+/// The same for a Move or a Zero, which do no floating-point work: elements copied or cleared (256 KiB of f32).
+/// A padded conv's image copy and zeroed buffer run before the conv's own parallel loop; serial, they were
+/// 15-20% of a 2-thread res3a_3x3s2 (1x56x56x64, stride 2), whose 2-thread speed-up was 1.54.
+inline constexpr std::int64_t kParallelMinElements = 1 << 16;
+
+/// Whether `spec` is worth a parallel loop (serial_only aside): kParallelMinFlops of work, or for a Move or a
+/// Zero kParallelMinElements elements.
+bool parallel_worthwhile(const Spec& spec);
+
+/// Whether `spec` or any Spec an action makes below it may be worth a parallel loop: its work, or the largest
+/// buffer below it (an operand, a padded image, a Compose's intermediate) reaching kParallelMinElements. No
+/// action makes more work or a larger buffer than these bounds, so where this is false no parallel loop can
+/// appear in the subtree.
+bool parallel_reachable(const Spec& spec);
+
+}  // namespace kriek
