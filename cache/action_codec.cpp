@@ -27,8 +27,9 @@ enum class ActionTag : std::uint16_t {
   pad_image = 9,
   flatten = 10,
 };
-/// 2: split has a reduction axis (conv filter taps), to_matmul and pad_image exist.
-constexpr std::uint8_t kActionVersion = 2;
+/// 2: split has a reduction axis (conv filter taps), to_matmul and pad_image exist. 3: pad_image zeroes only the
+/// border of its buffer (a Zero child per strip instead of one of the whole buffer).
+constexpr std::uint8_t kActionVersion = 3;
 static_assert(std::variant_size_v<Action> == 10,
               "a new Action alternative needs a tag in cache/action_codec.cpp (and the format version bumped)");
 

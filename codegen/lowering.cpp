@@ -275,9 +275,15 @@ class Walk {
   void pad(const ImplNode& n, const PadOp& p, const std::vector<CView>& ops) {
     scoped([&] {
       const CView buffer = allocate(p.buffer);
-      Coord origin;
-      for (auto o : pad_interior_origin(n.spec)) origin.push_back(Affine(o));
-      const auto children = pad_operands(ops, buffer, buffer.sub(origin, ops[0].shape));
+      auto coord = [](const Shape& at) {
+        Coord c;
+        for (auto o : at) c.push_back(Affine(o));
+        return c;
+      };
+      std::vector<CView> border;
+      for (const Box& strip : pad_border(n.spec)) border.push_back(buffer.sub(coord(strip.origin), strip.shape));
+      const auto children =
+          pad_operands(ops, buffer, border, buffer.sub(coord(pad_interior_origin(n.spec)), ops[0].shape));
       for (std::size_t i = 0; i < children.size(); ++i) node(*n.children[i], children[i]);
     });
   }

@@ -265,7 +265,9 @@ class Interpreter {
     std::vector<float> buffer = fresh_buffer(p.buffer.shape, p.buffer.layout);
     ++stats_.buffers;
     const View whole = whole_view(buffer.data(), p.buffer.shape, p.buffer.layout);
-    const auto children = pad_operands(ops, whole, whole.sub(pad_interior_origin(n.spec), ops[0].shape));
+    std::vector<View> border;
+    for (const Box& strip : pad_border(n.spec)) border.push_back(whole.sub(strip.origin, strip.shape));
+    const auto children = pad_operands(ops, whole, border, whole.sub(pad_interior_origin(n.spec), ops[0].shape));
     for (std::size_t i = 0; i < children.size(); ++i) run(*n.children[i], children[i]);
   }
 

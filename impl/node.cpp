@@ -204,8 +204,45 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   Spec body = spec;
   std::get<Conv>(body.op).pad = {0, 0};
   body.operands[0] = pad.buffer;
-  return {Spec{Zero{}, {pad.buffer}, spec.serial_only}, Spec{Move{}, {img, interior}, spec.serial_only},
-          std::move(body)};
+  std::vector<Spec> children;
+  for (const Box& strip : pad_border(spec)) {
+    TensorSpec t = tile_tensor(pad.buffer, strip.shape);
+    // The strip above starts where the buffer does; the others at the padding or past the image.
+    const bool at_origin = std::all_of(strip.origin.begin(), strip.origin.end(), [](auto o) { return o == 0; });
+    t.aligned = pad.buffer.aligned && at_origin;
+    children.push_back(Spec{Zero{}, {t}, spec.serial_only});
+  }
+  children.push_back(Spec{Move{}, {img, interior}, spec.serial_only});
+  children.push_back(std::move(body));
+  return children;
+}
+
+std::vector<Box> pad_border(const Spec& spec) {
+  const Shape& image = spec.input(0).shape;
+  const std::size_t row = conv_geometry(std::get<Conv>(spec.op), image, spec.input(1).shape).row_dim;
+  const Shape origin = pad_interior_origin(spec);
+  Shape padded = image;
+  for (std::size_t d = 0; d < padded.size(); ++d) padded[d] += 2 * origin[d];
+  std::vector<Box> strips;
+  if (origin[row] > 0) {
+    Box above{Shape(padded.size(), 0), padded};
+    above.shape[row] = origin[row];
+    Box below = above;
+    below.origin[row] = origin[row] + image[row];
+    strips.push_back(std::move(above));
+    strips.push_back(std::move(below));
+  }
+  if (origin[row + 1] > 0) {
+    Box left{Shape(padded.size(), 0), padded};
+    left.origin[row] = origin[row];
+    left.shape[row] = image[row];
+    left.shape[row + 1] = origin[row + 1];
+    Box right = left;
+    right.origin[row + 1] = origin[row + 1] + image[row + 1];
+    strips.push_back(std::move(left));
+    strips.push_back(std::move(right));
+  }
+  return strips;
 }
 
 Shape pad_interior_origin(const Spec& spec) {

@@ -105,9 +105,10 @@ struct Pipeline {
 struct Reshape {};
 
 /// Zero padding made real: a Conv with padding reads a buffer `buffer` (the image with its zero border, at a level
-/// and layout of its own) instead. Children: zero (Zero Spec of the whole buffer), load (Move Spec of the image
-/// into the buffer's interior), body (the same conv with pad 0 reading the buffer). Printed
-/// `pad[L1 1x1] imgp <- img`.
+/// and layout of its own) instead. Children: a Zero Spec of each strip of the border (pad_border: the padding rows
+/// above and below, then the padding columns left and right of the image's rows; only the border is cleared, the
+/// interior being overwritten next), load (Move Spec of the image into the buffer's interior), body (the same conv
+/// with pad 0 reading the buffer). Printed `pad[L1 1x1] imgp <- img`.
 struct PadOp {
   TensorSpec buffer;
 };
@@ -149,10 +150,19 @@ Spec reshape_child_spec(const Spec& spec);
 /// How each operand of the child walks the operand it views: per child dimension, the operand's dimension and
 /// step (and the outer dimensions a flat walk spans). Conv dimensions that no matmul dimension walks have extent 1.
 std::vector<std::vector<ViewDim>> reshape_views(const Spec& spec);
-/// The Specs of a PadOp's children: zero, load, body.
+/// The Specs of a PadOp's children: a zero per border strip, load, body.
 std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad);
 /// Where the image sits in a PadOp's buffer: the padding before it in each buffer dimension.
 Shape pad_interior_origin(const Spec& spec);
+/// A box of a buffer: its origin and shape.
+struct Box {
+  Shape origin;
+  Shape shape;
+};
+/// The strips of a padded conv's buffer outside the image, which together are the whole border and do not overlap:
+/// the padding rows above and below the image (whole buffer rows), then the padding columns left and right of each
+/// image row. A dimension without padding has no strips.
+std::vector<Box> pad_border(const Spec& spec);
 
 // --- Operand routing: what each child is given, for any kind of operand view (the interpreter's buffers, the
 // code generator's symbolic views), so every walker of Impl trees follows the same rules.
@@ -178,13 +188,19 @@ std::pair<std::vector<V>, std::vector<V>> pipeline_operands(const ImplNode& n, c
   return {std::move(head), std::move(tail)};
 }
 
-/// A PadOp node's operands for its children: zero {buffer}, load {image, the buffer's interior}, body (the
-/// buffer in place of the image). `interior` is the buffer's sub-view at pad_interior_origin of the image's shape.
+/// A PadOp node's operands for its children: each zero {a border strip}, load {image, the buffer's interior}, body
+/// (the buffer in place of the image). `border` are the buffer's sub-views of pad_border's boxes, `interior` its
+/// sub-view at pad_interior_origin of the image's shape.
 template <class V>
-std::vector<std::vector<V>> pad_operands(const std::vector<V>& ops, const V& buffer, const V& interior) {
+std::vector<std::vector<V>> pad_operands(const std::vector<V>& ops, const V& buffer, const std::vector<V>& border,
+                                         const V& interior) {
+  std::vector<std::vector<V>> children;
+  for (const V& strip : border) children.push_back({strip});
+  children.push_back({ops[0], interior});
   std::vector<V> body = ops;
   body[0] = buffer;
-  return {{buffer}, {ops[0], interior}, std::move(body)};
+  children.push_back(std::move(body));
+  return children;
 }
 
 /// Requires (KRIEK_ASSERT) one operand view per operand of `n`'s Spec, each of its shape: what every walker

@@ -224,7 +224,9 @@ class Printer {
                      " <- " + names[0], n);
     Names body = names;
     body[0] = buf;
-    const std::vector<Names> child_names{{buf}, {names[0], buf}, body};
+    std::vector<Names> child_names(n.children.size() - 2, Names{buf});  // the border's strips
+    child_names.push_back({names[0], buf});
+    child_names.push_back(body);
     for (std::size_t i = 0; i < n.children.size(); ++i) node(n.children[i], child_names[i], indent + 1, sub(path, i));
   }
 

@@ -1,5 +1,5 @@
 // pad_image: the one Sched step that handles a conv's zero padding. It makes a buffer of the padded image at a
-// level and layout of its choice, zeroes it, moves the image into its interior, and implements the same conv
+// level and layout of its choice, zeroes its border, moves the image into its interior, and implements the same conv
 // with no padding on that buffer; every other conv step and kernel requires pad 0, so the DP decides where the
 // padding is made real.
 #pragma once
@@ -15,7 +15,8 @@ namespace kriek {
 ///   (4) `level` is not slower than the image's;
 ///   (5) `layout` is valid for the image's rank;
 ///   (6) the padded image fits `level`'s capacity.
-/// A PadOp node: Zero of the buffer, Move of the image into its interior, then the conv with pad 0 on the buffer.
+/// A PadOp node: a Zero of each strip of the buffer's border, Move of the image into its interior, then the conv
+/// with pad 0 on the buffer.
 ExpandResult expand_pad_image(const PadImage& action, const Spec& spec, const Target& target);
 
 /// The failed precondition of expand_pad_image, or nullopt when it applies (builds no node).

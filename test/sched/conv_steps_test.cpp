@@ -188,23 +188,37 @@ TEST_CASE("pad_image (6): the padded image fits the level", "[sched][pad_image]"
              Contains("pad_image (6): the padded image 1x58x58x64 takes 861184 bytes but L1 holds"));
 }
 
-TEST_CASE("pad_image zeroes a bordered buffer, moves the image in and convolves it unpadded", "[sched][pad_image]") {
+TEST_CASE("pad_image zeroes a buffer's border, moves the image in and convolves it unpadded", "[sched][pad_image]") {
   const Spec s = strided({1, 7, 6, 3}, {3, 3, 3, 4}, 2, 1);
   CHECK(s.output().shape == Shape{1, 4, 3, 4});
   const ImplPtr n = applied(PadImage{Level::GL, Layout::row_major()}, s);
-  REQUIRE(n->children.size() == 3);
-  CHECK(text(n->children[0]->spec) == "zero (-> 1x9x8x3 f32 GL row)");
-  CHECK(text(n->children[1]->spec) == "move (1x7x6x3 f32 GL row -> 1x7x6x3 f32 GL row unaligned strided)");
-  CHECK(text(n->children[2]->spec) ==
+  // The padding rows above and below (whole buffer rows), the columns left and right of the image's rows.
+  REQUIRE(n->children.size() == 6);
+  CHECK(text(n->children[0]->spec) == "zero (-> 1x1x8x3 f32 GL row)");
+  CHECK(text(n->children[1]->spec) == "zero (-> 1x1x8x3 f32 GL row unaligned)");
+  CHECK(text(n->children[2]->spec) == "zero (-> 1x7x1x3 f32 GL row unaligned strided)");
+  CHECK(text(n->children[3]->spec) == "zero (-> 1x7x1x3 f32 GL row unaligned strided)");
+  std::vector<Box> border = pad_border(s);
+  REQUIRE(border.size() == 4);
+  CHECK(border[1].origin == Shape{0, 8, 0, 0});
+  CHECK(border[2].origin == Shape{0, 1, 0, 0});
+  CHECK(border[3].origin == Shape{0, 1, 7, 0});
+  CHECK(text(n->children[4]->spec) == "move (1x7x6x3 f32 GL row -> 1x7x6x3 f32 GL row unaligned strided)");
+  CHECK(text(n->children[5]->spec) ==
         "conv[stride=2] (1x9x8x3 f32 GL row, 3x3x3x4 f32 GL row -> 1x4x3x4 f32 GL row)");
+  // Padding in one dimension only: two strips.
+  const std::vector<Box> columns = pad_border(parse_spec("conv[pad=0x2] 1x7x6x3 3x3x3x4 f32", avx512()));
+  REQUIRE(columns.size() == 2);
+  CHECK(columns[1].origin == Shape{0, 0, 8, 0});
+  CHECK(columns[1].shape == Shape{1, 7, 2, 3});
   CHECK(action_text(PadImage{Level::L2, Layout::row_major()}) == "pad_image L2 row");
   // Padding, stride 2, taps one at a time, then the matmul view of each output row.
   std::mt19937_64 rng(test_seed(10));
   const Schedule sch = schedule(s, avx512())
                            .apply(PadImage{Level::GL, Layout::row_major()})
-                           .focus("h3")
+                           .focus("h6")
                            .to_accum()
-                           .focus("h4")
+                           .focus("h7")
                            .tile_out({1, 1, 3, 4})
                            .apply(Split{1, 1})
                            .apply(Split{1, 2})
@@ -219,7 +233,7 @@ TEST_CASE("a padded, strided conv through its taps into the register-tiled matmu
   const Spec s = strided({1, 8, 8, 4}, {3, 3, 4, 16}, 2, 1);
   const Schedule sch = schedule(s, avx512())
                            .apply(PadImage{Level::GL, Layout::row_major()})
-                           .focus("h3")
+                           .focus("h6")
                            .move_input(1, Level::L1, Layout::blocked(3, 16))
                            .tile_out({1, 1, 4, 16})
                            .move_output(Level::VRF, Layout::row_major(), 16)

@@ -94,7 +94,7 @@ TEST_CASE("repl: every command", "[tools][repl]") {
 
 TEST_CASE("repl: pad_image and to_matmul, the conv steps actions lists, apply by hand", "[tools][repl]") {
   const Result r = script("conv_steps.kriek",
-                          "spec conv[pad=1] 1x6x6x4 3x3x4x8 f32\npad_image L2 row\nfocus h3\nactions\ncomplete all\n"
+                          "spec conv[pad=1] 1x6x6x4 3x3x4x8 f32\npad_image L2 row\nfocus h6\nactions\ncomplete all\n"
                           "check\nspec conv 1x4x4x8 1x1x8x16 f32\nto_matmul\ncomplete\ncheck\n");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("pad[L2 1x1] imgp <- img") && Contains("as_matmul ("));
