@@ -1,7 +1,7 @@
 // canonical_spec: the two normalization rules of canonical.h.
 #include "sched/canonical.h"
 
-#include "sched/parallel_rule.h"
+#include "impl/parallel_rule.h"
 
 namespace kriek {
 namespace {

@@ -2,7 +2,7 @@
 // as one Spec. The DP's memo and the DP table key on canonical_spec(); an Impl is still rebuilt on the Spec
 // asked for (every stored action applies to it, with the same cost, and its children canonicalize to the
 // stored children). Each rule holds for the actions enumerate_actions offers and the cost model in impl/cost.h:
-//   1. serial_only is dropped where parallel_reachable is false (sched/parallel_rule.h): enumerate_actions
+//   1. serial_only is dropped where parallel_reachable is false (impl/parallel_rule.h): enumerate_actions
 //      offers parallel loops only from kParallelMinFlops of work up (a Move or Zero from kParallelMinElements
 //      elements), and no subproblem does more work than its parent (tiles, splits and slides less, moves,
 //      to_accum and blocks the same, pipeline stages part of it) or holds a larger buffer than its largest

@@ -75,7 +75,7 @@
 #include <vector>
 
 #include "sched/action.h"
-#include "sched/parallel_rule.h"
+#include "impl/parallel_rule.h"
 
 namespace kriek {
 

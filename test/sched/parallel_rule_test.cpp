@@ -1,4 +1,4 @@
-// The parallel rule (sched/parallel_rule.h): which Specs get parallel loops, and the bound canonical rule 1 drops
+// The parallel rule (impl/parallel_rule.h): which Specs get parallel loops, and the bound canonical rule 1 drops
 // serial_only under, which no action below a Spec may exceed (checked on random Specs and their subproblems).
 #include <catch2/catch.hpp>
 

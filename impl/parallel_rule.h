@@ -1,6 +1,7 @@
 // When a Spec is worth a thread team: the one rule by which enumerate_actions offers parallel loops (and the
-// sparse DP its parallel cuts), and the bound below which no Spec of a subtree can be parallel, which canonical
-// rule 1 (sched/canonical.h) reads to drop serial_only where it forbids nothing.
+// sparse DP its parallel cuts, and the cost model prices buffers a team shares), and the bound below which no Spec
+// of a subtree can be parallel, which canonical rule 1 (sched/canonical.h) reads to drop serial_only where it
+// forbids nothing.
 #pragma once
 
 #include <cstdint>

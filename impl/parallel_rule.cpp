@@ -1,5 +1,5 @@
 // parallel_worthwhile and parallel_reachable: the work and buffer sizes from which a thread team pays.
-#include "sched/parallel_rule.h"
+#include "impl/parallel_rule.h"
 
 #include <algorithm>
 
