@@ -185,6 +185,11 @@ Cost mask_count(const Loop& loop, std::uint32_t mask) {
   return n;
 }
 
+/// Lines of `t` that the other cores' caches hold when each of `ways` cores reads all of it: (ways - 1) / ways.
+Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
+  return static_cast<Cost>(lines_touched(t)) * (ways - 1) / ways * m.cross_core_line;
+}
+
 NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop& loop, const CostModel& m) {
   NodeCost nc;
   Cost trips = 1;
@@ -202,6 +207,17 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   }
   nc.base = (any_rolled ? (iterations + ways - 1) / ways * m.loop_iteration : 0) +
             (loop.parallel ? m.parallel_launch : 0);
+  // Every core reads all of an input in a cache that the loop does not cut: the lines of it another core brought
+  // in or wrote cross over (conv1 on 2 threads, its output channels split: each core reads the whole padded image,
+  // 778 us; its output rows split, each reads its own rows, 633 us).
+  if (loop.parallel && ways > 1 && !children.empty()) {
+    for (std::size_t i = 0; i < spec.input_count(); ++i) {
+      const TensorSpec& t = spec.operands[i];
+      if ((t.level == Level::L2 || t.level == Level::L1) && children.front().operands[i].shape == t.shape) {
+        nc.base += cross_core(t, ways, m);
+      }
+    }
+  }
   if (loop.window) {
     // The window buffer: loaded whole once, then only its new part each step; the overlap shifts in place.
     KRIEK_ASSERT(!children.empty(), "a slide loop has a body");
@@ -219,15 +235,16 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   return nc;
 }
 
-/// A buffer made for a thread team: one a Spec that may still run as a parallel loop fills (a packing copy, a padded
-/// image) is read by every core, and the share the other cores wrote crosses over to each reader from their private
-/// caches, (cores - 1) / cores of its lines, each at the cost of a line from beyond them. (A buffer in registers
-/// is one core's; an aliasing move copies nothing.) conv 1x28x28x512 1x1x512x128 packed, 2 threads: its filters
+/// A buffer made for a thread team: one a Spec that may still run as a parallel loop fills on every call (a packing
+/// copy, a padded image) is spread over the cores' caches, and what a core reads of the others' share crosses over
+/// (cross_core_line): charged here for a reader of all of it, and again by a parallel loop whose every iteration
+/// reads all of it (loop_cost), while a loop that cuts it among the cores reads mostly its own share. (A buffer
+/// in registers is one core's; an aliasing move copies nothing, and what the caller's buffers hold, unchanged
+/// between calls, stays in every reader's cache.) conv 1x28x28x512 1x1x512x128 packed, 2 threads: its filters
 /// copied into L2 rows by both cores, then read whole by both, 298 us; read through L2 where they are, 262 us.
 Cost shared_buffer(const Spec& spec, const TensorSpec& buffer, const CostModel& m) {
   if (spec.serial_only || m.cores < 2 || is_register_level(buffer.level) || !parallel_worthwhile(spec)) return 0;
-  return static_cast<Cost>(lines_touched(buffer)) * (m.cores - 1) / m.cores *
-         m.line_from[static_cast<std::size_t>(Level::GL)];
+  return cross_core(buffer, m.cores, m);
 }
 
 NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, const CostModel& m) {
@@ -262,8 +279,8 @@ std::uint64_t CostModel::fingerprint() const {
   h.add(version);
   for (Cost c : line_from) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : element_access) h.add(static_cast<std::uint64_t>(c));
-  for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), vector_fma, fma_latency,
-                 vector_load, vector_store, vector_op, scalar_op, buffer_setup}) {
+  for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), cross_core_line, vector_fma,
+                 fma_latency, vector_load, vector_store, vector_op, scalar_op, buffer_setup}) {
     h.add(static_cast<std::uint64_t>(c));
   }
   return h.value();
