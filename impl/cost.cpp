@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <bit>
 
-#include "impl/parallel_rule.h"
 #include "impl/tiling.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
@@ -207,15 +206,16 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   }
   nc.base = (any_rolled ? (iterations + ways - 1) / ways * m.loop_iteration : 0) +
             (loop.parallel ? m.parallel_launch : 0);
-  // Every core reads all of an input in a cache that the loop does not cut: the lines of it another core brought
-  // in or wrote cross over (conv1 on 2 threads, its output channels split: each core reads the whole padded image,
-  // 778 us; its output rows split, each reads its own rows, 633 us).
+  // Every core reads all of a buffer the team wrote (TensorSpec::shared) when the loop does not cut it: what the
+  // other cores wrote crosses over, while a loop that cuts it reads mostly the share its own core wrote. conv1 on
+  // 2 threads, its output channels split: each core reads the whole padded image, 778 us; its output rows split,
+  // 610 us. conv 1x28x28x512 1x1x512x128 packed: its filters copied into L2 rows by both cores, then read whole by
+  // both, 298 us; read where they are through L2 (the caller's, unchanged between calls, stay in each core's
+  // cache), 262 us.
   if (loop.parallel && ways > 1 && !children.empty()) {
     for (std::size_t i = 0; i < spec.input_count(); ++i) {
       const TensorSpec& t = spec.operands[i];
-      if ((t.level == Level::L2 || t.level == Level::L1) && children.front().operands[i].shape == t.shape) {
-        nc.base += cross_core(t, ways, m);
-      }
+      if (t.shared && children.front().operands[i].shape == t.shape) nc.base += cross_core(t, ways, m);
     }
   }
   if (loop.window) {
@@ -235,18 +235,6 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   return nc;
 }
 
-/// A buffer made for a thread team: one a Spec that may still run as a parallel loop fills on every call (a packing
-/// copy, a padded image) is spread over the cores' caches, and what a core reads of the others' share crosses over
-/// (cross_core_line): charged here for a reader of all of it, and again by a parallel loop whose every iteration
-/// reads all of it (loop_cost), while a loop that cuts it among the cores reads mostly its own share. (A buffer
-/// in registers is one core's; an aliasing move copies nothing, and what the caller's buffers hold, unchanged
-/// between calls, stays in every reader's cache.) conv 1x28x28x512 1x1x512x128 packed, 2 threads: its filters
-/// copied into L2 rows by both cores, then read whole by both, 298 us; read through L2 where they are, 262 us.
-Cost shared_buffer(const Spec& spec, const TensorSpec& buffer, const CostModel& m) {
-  if (spec.serial_only || m.cores < 2 || is_register_level(buffer.level) || !parallel_worthwhile(spec)) return 0;
-  return cross_core(buffer, m.cores, m);
-}
-
 NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, const CostModel& m) {
   NodeCost nc;
   nc.weights.assign(children, 1);
@@ -258,7 +246,7 @@ NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, c
     nc.base = lines * per_line;
     nc.own[move.dest.level] = lines_touched(src) * kLine;
   } else {
-    nc.base = m.buffer_setup + shared_buffer(spec, move.dest, m);
+    nc.base = m.buffer_setup;
     nc.own[move.dest.level] = move.dest.bytes();
   }
   return nc;
@@ -302,9 +290,9 @@ NodeCost in_sequence(std::size_t children) {
 }
 
 /// The same around a buffer of the node's own (a pipeline's intermediate, a padded image).
-NodeCost with_buffer(const Spec& spec, std::size_t children, const TensorSpec& buffer, const CostModel& m) {
+NodeCost with_buffer(std::size_t children, const TensorSpec& buffer, const CostModel& m) {
   NodeCost nc = in_sequence(children);
-  nc.base = m.buffer_setup + shared_buffer(spec, buffer, m);
+  nc.base = m.buffer_setup;
   nc.own[buffer.level] = buffer.bytes();
   return nc;
 }
@@ -316,10 +304,10 @@ NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec>
   return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(spec, children, loop, m); },
                                [&](const MoveOp& move) { return move_cost(spec, children.size(), move, m); },
                                [&](const Block&) { return in_sequence(children.size()); },
-                               [&](const Pipeline& p) { return with_buffer(spec, children.size(), p.buffer, m); },
+                               [&](const Pipeline& p) { return with_buffer(children.size(), p.buffer, m); },
                                // Views only: the matmul's cost.
                                [&](const Reshape&) { return in_sequence(children.size()); },
-                               [&](const PadOp& p) { return with_buffer(spec, children.size(), p.buffer, m); },
+                               [&](const PadOp& p) { return with_buffer(children.size(), p.buffer, m); },
                                [&](const KernelCall& k) {
                                  NodeCost nc;
                                  nc.base = kernel_cost(k.kernel, spec, target, m);

@@ -19,7 +19,7 @@ using Cost = std::uint64_t;
 /// Per-target constants, in Cost units (1/16 cycle) unless said otherwise.
 struct CostModel {
   /// Bumped whenever a formula changes: tables built with another version are stale.
-  std::uint32_t version = 12;
+  std::uint32_t version = 13;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -32,8 +32,8 @@ struct CostModel {
   /// Cores a parallel loop spreads over.
   std::uint32_t cores = 2;
   /// A line one core reads that another core's private cache holds (a snoop, at about the latency of the L3:
-  /// 64 cycles). On 2 threads of Sapphire Rapids, a buffer written by both cores and read whole by both cost
-  /// 70-120 cycles per line the other core wrote: conv1's padded image (5K such lines) 778 against 633 us
+  /// 64 cycles), read from a buffer a thread team wrote (TensorSpec::shared). On 2 threads of Sapphire Rapids that
+  /// cost 70-120 cycles per line the other core wrote: conv1's padded image (5K such lines) 778 against 610 us
   /// read by the core that wrote it, conv 1x28x28x512 1x1x512x128's packed filters (2K lines) 298 against 262 us.
   Cost cross_core_line = 1024;
   /// Reading (or writing) one element a kernel touches in memory, by Level (GL, L2, L1); 0 for registers.

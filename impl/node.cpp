@@ -5,6 +5,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "impl/parallel_rule.h"
 #include "impl/tiling.h"
 #include "spec/conv_geometry.h"
 #include "spec/error.h"
@@ -91,6 +92,17 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
   return body;
 }
 
+namespace {
+
+/// `buffer` as the body that reads it sees it: shared (TensorSpec::shared) when `spec` may still run as a parallel
+/// loop and the buffer is in memory, since a thread team then fills it.
+TensorSpec as_read(TensorSpec buffer, const Spec& spec) {
+  buffer.shared = !spec.serial_only && !is_register_level(buffer.level) && parallel_worthwhile(spec);
+  return buffer;
+}
+
+}  // namespace
+
 std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move) {
   KRIEK_ASSERT(move.operand < spec.operands.size(), "move of operand ", int(move.operand));
   const TensorSpec& source = spec.operands[move.operand];
@@ -98,7 +110,9 @@ std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move) {
                "a move keeps shape and dtype");
   std::vector<Spec> out;
   Spec body = spec;
-  body.operands[move.operand] = move.dest;
+  // A copy of an input is a new buffer; an alias is the source's own data.
+  const bool copied_input = !move.alias && move.load && !move.store;
+  body.operands[move.operand] = copied_input ? as_read(move.dest, spec) : move.dest;
   out.push_back(std::move(body));
   if (move.load) out.push_back(Spec{Move{}, {source, move.dest}, spec.serial_only});
   if (move.store) out.push_back(Spec{Move{}, {move.dest, source}, spec.serial_only});
@@ -115,7 +129,7 @@ std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& p) {
   Spec head{stages_op(*c, 0, p.cut), {}, spec.serial_only};
   head.operands.assign(spec.operands.begin(), spec.operands.begin() + static_cast<std::ptrdiff_t>(head_inputs));
   head.operands.push_back(p.buffer);
-  Spec tail{stages_op(*c, p.cut, c->stages.size()), {p.buffer}, spec.serial_only};
+  Spec tail{stages_op(*c, p.cut, c->stages.size()), {as_read(p.buffer, spec)}, spec.serial_only};
   tail.operands.insert(tail.operands.end(), spec.operands.begin() + static_cast<std::ptrdiff_t>(head_inputs),
                        spec.operands.end());
   return {std::move(head), std::move(tail)};
@@ -203,7 +217,7 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   interior.aligned = false;
   Spec body = spec;
   std::get<Conv>(body.op).pad = {0, 0};
-  body.operands[0] = pad.buffer;
+  body.operands[0] = as_read(pad.buffer, spec);
   std::vector<Spec> children;
   for (const Box& strip : pad_border(spec)) {
     TensorSpec t = tile_tensor(pad.buffer, strip.shape);

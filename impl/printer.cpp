@@ -40,6 +40,7 @@ std::string tensor_comment(const TensorSpec& t) {
   if (t.vector_size != 0) out += " v" + std::to_string(t.vector_size);
   if (!t.contiguous) out += " strided";
   if (!t.aligned) out += " unaligned";
+  if (t.shared) out += " shared";
   return out;
 }
 

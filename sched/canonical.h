@@ -13,6 +13,8 @@
 //      (an aliasing move's source: no cache is faster than L1) and vec_load / vec_store beyond L1, and decides
 //      only whether a packing copy within the operand's own level applies, which enumerate_actions never
 //      offers. Tiles of an L1 operand stay in L1; moves out of it go into registers, which are always aligned.
+//   3. shared is cleared where no parallel loop can run below (serial_only, or parallel_reachable false): the
+//      cost model reads it only at parallel loops (the lines a core reads of a buffer the team wrote).
 // Preconditions: none (any Spec; an invalid one comes back with only these flags changed).
 #pragma once
 
@@ -23,7 +25,7 @@ namespace kriek {
 /// Bumped when a rule changes which Specs are one: a table's frontiers name their children by canonical Spec, so
 /// a table written under other rules cannot rebuild its Impls (cache/action_codec.cpp's vocabulary carries it,
 /// with the constants the rules read).
-inline constexpr int kCanonicalRulesVersion = 2;
+inline constexpr int kCanonicalRulesVersion = 3;
 
 /// The Spec with serial_only and alignment normalized where they cannot matter (rules above).
 Spec canonical_spec(const Spec& spec);

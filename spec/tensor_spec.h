@@ -1,5 +1,6 @@
 // TensorSpec: everything a Spec says about one operand: shape, element type, the memory level it lives in, its
-// layout, its vector size when in vector registers, and whether it is aligned and contiguous.
+// layout, its vector size when in vector registers, whether it is aligned and contiguous, and whether a thread team
+// of the kernel writes it.
 #pragma once
 
 #include <algorithm>
@@ -28,6 +29,11 @@ struct TensorSpec {
   bool aligned = true;
   /// The elements occupy one gap-free range of the buffer (a tile of a wider buffer usually does not).
   bool contiguous = true;
+  /// A buffer this kernel writes on every call for a thread team (a padded image, a packing copy or a pipeline's
+  /// intermediate made above a parallel loop): what one core reads of it, another core may have written (the cost
+  /// model's cross-core lines). Never set on a caller's operand; canonical_spec clears it where no parallel loop
+  /// can follow.
+  bool shared = false;
 
   std::size_t rank() const { return shape.size(); }
   std::int64_t elements() const { return volume(shape); }
@@ -59,11 +65,12 @@ struct TensorSpec {
     boost::hash_combine(seed, t.vector_size);
     boost::hash_combine(seed, t.aligned);
     boost::hash_combine(seed, t.contiguous);
+    boost::hash_combine(seed, t.shared);
     return seed;
   }
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(shape, dtype, level, layout, vector_size, aligned, contiguous);
+    ar(shape, dtype, level, layout, vector_size, aligned, contiguous, shared);
   }
 };
 

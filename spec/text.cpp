@@ -52,6 +52,7 @@ std::string tensor_text(const TensorSpec& t) {
   if (t.vector_size) out << " v" << t.vector_size;
   if (!t.aligned) out << " unaligned";
   if (!t.contiguous) out << " strided";
+  if (t.shared) out << " shared";
   return out.str();
 }
 
@@ -299,10 +300,12 @@ Spec parse_spec(std::string_view text, const Target& target) {
           t.aligned = false;
         } else if (w == "strided") {
           t.contiguous = false;
+        } else if (w == "shared") {
+          t.shared = true;
         } else if (w.size() > 1 && w.size() < 8 && w[0] == 'v' && std::all_of(w.begin() + 1, w.end(), ::isdigit)) {
           t.vector_size = static_cast<std::uint32_t>(std::stoul(w.substr(1)));
         } else {
-          p.fail("unknown tensor attribute (vN, unaligned, strided)", i);
+          p.fail("unknown tensor attribute (vN, unaligned, strided, shared)", i);
         }
         ++i;
       }

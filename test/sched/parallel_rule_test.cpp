@@ -52,6 +52,22 @@ TEST_CASE("parallel rule: a padded image counts toward the bound canonical rule 
   CHECK_FALSE(canonical_spec(unpadded).serial_only);
 }
 
+TEST_CASE("canonical rule 3: shared is kept only where a parallel loop may read it", "[sched][parallel]") {
+  Spec big = spec_of("matmul (256x256 f32 L2 row shared, 256x256 f32 GL row -> 256x256 f32 GL row)");
+  REQUIRE(big.operands[0].shared);
+  CHECK(is_canonical(big));
+  CHECK(canonical_spec(big).operands[0].shared);
+  Spec serial = big;
+  serial.serial_only = true;
+  CHECK_FALSE(is_canonical(serial));
+  CHECK_FALSE(canonical_spec(serial).operands[0].shared);
+  CHECK(canonical_spec(serial).serial_only);  // rule 1 keeps it: 2^25 FLOPs
+  const Spec small = spec_of("matmul (8x8 f32 L2 row shared, 8x8 f32 GL row -> 8x8 f32 GL row)");
+  CHECK_FALSE(canonical_spec(small).operands[0].shared);
+  // The spec text round-trips the attribute.
+  CHECK(spec_text(big).find("256x256 f32 L2 row shared") != std::string::npos);
+}
+
 TEST_CASE("parallel rule: no subproblem is parallel_reachable where its parent is not", "[sched][parallel][property]") {
   const std::uint64_t seed = kriek::testing::test_seed(77);
   std::cout << "parallel rule seed " << seed << " (KRIEK_SEED overrides)\n";

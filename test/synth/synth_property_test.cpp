@@ -162,13 +162,15 @@ TEST_CASE("canonical Specs: the flags canonical_spec normalizes do not change a 
   for (int round = 0; round < 2; ++round) {
     for (int kind = 0; kind < kriek::testing::kOpKinds; ++kind) {
       Spec spec = random_spec(rng, kind, 8);
-      // Too little work for serial_only to matter, and inputs in L1 that are not aligned.
+      // Too little work for serial_only to matter, inputs in L1 that are not aligned, and shared buffers where no
+      // parallel loop can read them.
       spec.serial_only = true;
       for (std::size_t i = 0; i + 1 < spec.operands.size(); ++i) {
         if ((rng() & 1) == 0) {
           spec.operands[i].level = Level::L1;
           spec.operands[i].aligned = false;
         }
+        if ((rng() & 1) == 0 && !is_register_level(spec.operands[i].level)) spec.operands[i].shared = true;
       }
       INFO("spec " << text(spec));
       REQUIRE_FALSE(is_canonical(spec));
