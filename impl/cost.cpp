@@ -184,6 +184,14 @@ Cost mask_count(const Loop& loop, std::uint32_t mask) {
   return n;
 }
 
+/// True when a tile of shape `tile` of `whole` is cut along the outermost dimension that has more than one element.
+bool cuts_outermost(const Shape& whole, const Shape& tile) {
+  for (std::size_t d = 0; d < whole.size(); ++d) {
+    if (whole[d] > 1) return tile[d] < whole[d];
+  }
+  return false;
+}
+
 /// Lines of `t` that the other cores' caches hold when each of `ways` cores reads all of it: (ways - 1) / ways.
 Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
   return static_cast<Cost>(lines_touched(t)) * (ways - 1) / ways * m.cross_core_line;
@@ -206,16 +214,17 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   }
   nc.base = (any_rolled ? (iterations + ways - 1) / ways * m.loop_iteration : 0) +
             (loop.parallel ? m.parallel_launch : 0);
-  // Every core reads all of a buffer the team wrote (TensorSpec::shared) when the loop does not cut it: what the
-  // other cores wrote crosses over, while a loop that cuts it reads mostly the share its own core wrote. conv1 on
-  // 2 threads, its output channels split: each core reads the whole padded image, 778 us; its output rows split,
-  // 610 us. conv 1x28x28x512 1x1x512x128 packed: its filters copied into L2 rows by both cores, then read whole by
-  // both, 298 us; read where they are through L2 (the caller's, unchanged between calls, stay in each core's
-  // cache), 262 us.
+  // A buffer the team wrote (TensorSpec::shared) is spread over the cores' caches the way its writers cut it, in
+  // contiguous ranges of its outermost dimension (a parallel loop's static ranges of row-major tiles). A loop that
+  // cuts it the same way reads mostly what its own core wrote; one that reads all of it, or cuts it only along
+  // inner dimensions, reads (cores - 1) / cores of it from the other cores. conv1 on 2 threads, its output channels
+  // split: each core reads the whole padded image, 778 us; its output rows split, 610 us. conv
+  // 1x28x28x512 1x1x512x128 packed: its filters copied into L2 rows by both cores, then read whole by both, 298 us;
+  // read where they are through L2 (the caller's, unchanged between calls, stay in each core's cache), 262 us.
   if (loop.parallel && ways > 1 && !children.empty()) {
     for (std::size_t i = 0; i < spec.input_count(); ++i) {
       const TensorSpec& t = spec.operands[i];
-      if (t.shared && children.front().operands[i].shape == t.shape) nc.base += cross_core(t, ways, m);
+      if (t.shared && !cuts_outermost(t.shape, children.front().operands[i].shape)) nc.base += cross_core(t, ways, m);
     }
   }
   if (loop.window) {
