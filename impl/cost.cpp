@@ -192,7 +192,7 @@ bool cuts_outermost(const Shape& whole, const Shape& tile) {
   return false;
 }
 
-/// Lines of `t` that the other cores' caches hold when each of `ways` cores reads all of it: (ways - 1) / ways.
+/// What each of `ways` cores pays to read all of `t` when the others wrote (ways - 1) / ways of its lines.
 Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
   return static_cast<Cost>(lines_touched(t)) * (ways - 1) / ways * m.cross_core_line;
 }
