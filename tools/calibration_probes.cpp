@@ -97,7 +97,7 @@ void read_probe(std::ostream& c, const std::string& name, const Width& w) {
 
 codegen::CSource calibration_source(Isa isa) {
   std::ostringstream c;
-  c << "// kriek calibrate's micro-benchmarks (tools/calibration_probes.cpp)\n#include <immintrin.h>\n#include <omp.h>\n\n";
+  c << "// kriek calibrate's micro-benchmarks (tools/calibration_probes.cpp)\n#include <immintrin.h>\n\n";
   // A chain of dependent integer adds: one per cycle, so the loop counts cycles. Register operands, not
   // immediates: Golden Cove cores (Sapphire Rapids) fold chains of immediate adds at rename, several per cycle
   // (the chain then read 16.1 GHz on a Xeon VM and every per-cycle figure came out 5x too small).
@@ -134,16 +134,7 @@ codegen::CSource calibration_source(Isa isa) {
   else c << "        " << "_mm" << (widest.bits == 128 ? "" : std::to_string(widest.bits)) << "_storeu_ps(dst + i * width + j, _mm"
          << (widest.bits == 128 ? "" : std::to_string(widest.bits)) << "_loadu_ps(base + i * stride + j));\n";
   c << "      }\n    }\n    __asm__ volatile(\"\" ::: \"memory\");\n  }\n}\n";
-  // The fork and join of a parallel region on every core: the fastest of n (or of those args[1] microseconds
-  // allow), in seconds, to scratch (on a shared
-  // machine most regions wait for another process to leave a core; the fastest is the cost of the region itself).
-  header(c, "kc_parallel");
-  c << "  double best = 1e30;\n  const double until = omp_get_wtime() + 1e-6 * (double)args[1];\n"
-    << "  for (long i = 0; i < n && omp_get_wtime() < until; ++i) {\n    const double start = omp_get_wtime();\n"
-    << "#pragma omp parallel\n    { __asm__ volatile(\"\" ::: \"memory\"); }\n"
-    << "    const double t = omp_get_wtime() - start;\n    if (t < best) best = t;\n  }\n"
-    << "  __builtin_memcpy(scratch, &best, sizeof best);\n}\n";
-  return codegen::CSource{c.str(), "kriek_calibration", 0, true, {}};
+  return codegen::CSource{c.str(), "kriek_calibration", 0, false, {}};
 }
 
 }  // namespace kriek::tools
