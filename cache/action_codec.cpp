@@ -135,7 +135,8 @@ const std::string& vocabulary_schema() {
          std::to_string(kActionVersion);
     s += ";canonical=" + std::to_string(kCanonicalRulesVersion) +
          ",parallel_min=" + std::to_string(static_cast<std::int64_t>(kParallelMinFlops)) +
-         ",parallel_min_elements=" + std::to_string(kParallelMinElements);
+         ",parallel_min_elements=" + std::to_string(kParallelMinElements) +
+         ";enumerate=" + std::to_string(kEnumerateVersion);
     return s;
   }();
   return schema;

@@ -192,6 +192,21 @@ TEST_CASE("enumerate: the conv path (memory stage, then taps one at a time in re
   CHECK(contains(window, Action{ToMatmul{}}));
 }
 
+TEST_CASE("enumerate: a conv's rows in one slab per core, as a parallel loop only", "[sched][enumerate]") {
+  const Spec s = conv({1, 30, 30, 128}, {3, 3, 128, 128});  // 28 output rows, 2 cores: slabs of 14
+  const std::vector<TileOut> tiles = only<TileOut>(enumerate_actions(s, avx512()));
+  auto has = [&](const Shape& tile, bool parallel) {
+    return std::find(tiles.begin(), tiles.end(), TileOut{tile, parallel}) != tiles.end();
+  };
+  CHECK(has({1, 14, 28, 128}, true));
+  CHECK_FALSE(has({1, 14, 28, 128}, false));
+  CHECK(has({1, 1, 28, 128}, false));
+  Spec serial = s;
+  serial.serial_only = true;
+  CHECK(std::none_of(tiles.begin(), tiles.end(), [](const TileOut& t) { return t.tile[1] == 14 && !t.parallel; }));
+  for (const TileOut& t : only<TileOut>(enumerate_actions(serial, avx512()))) CHECK(t.tile[1] != 14);
+}
+
 TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][enumerate]") {
   const auto z = enumerate_actions(zero({1, 16}), avx512());
   CHECK(contains(z, Action{MoveTo{0, Level::VRF, Layout::row_major(), 16}}));
