@@ -73,7 +73,7 @@ std::vector<ProfileKey> profile_keys(Isa isa) {
   }
   keys.push_back({"pack-contiguous", "bytes per cycle", "copying one contiguous run within L2"});
   keys.push_back({"pack-strided", "bytes per cycle", "copying 64-byte rows of a matrix in L2 into a panel"});
-  keys.push_back({"parallel-launch", "cycles", "starting and joining a parallel loop on every core (median)"});
+  keys.push_back({"parallel-launch", "cycles", "a parallel loop on every core beyond its share of the work (median)"});
   return keys;
 }
 

@@ -38,22 +38,35 @@ struct Buffer {
   char* data;
 };
 
-/// The median time of an empty parallel loop over every core on kriek's own runtime (kriek_parallel_for, what the
-/// LLVM kernels call): the start and the join of the team as a kernel called over and over meets them. (An
-/// OpenMP region's fastest start, measured before, was a third of it: 2040 cycles on Sapphire Rapids, where
-/// matmul 64^3 on 2 threads ran 2.89 against 2.75 us serial.)
+/// What a parallel loop costs beyond its share of the work, on kriek's own runtime (kriek_parallel_for, what LLVM
+/// kernels call), as a kernel called over and over meets it: the median time of a loop whose iterations each spin
+/// for about 1.5 us, less one core's share of that work timed serially. It counts the team's start and join and
+/// the time a parked worker takes to wake up, which an empty loop does not show (1230 cycles here, where this
+/// measures about 7000 and kernels showed it: matmul 64^3 on 2 threads 2.97 us, serial 2.80, 128^3 12.8 against
+/// 22.1, 82x99x63 5.7 against 6.4). Until 2026-11-26: an OpenMP region's fastest start, 2040 cycles.
 double parallel_loop_seconds(int loops) {
   const std::int64_t trips = std::max(2, kriek_runtime_threads());
-  auto body = [](void*, std::int64_t, std::int64_t) { __asm__ volatile("" ::: "memory"); };
+  constexpr long kSpins = 4000;  // about 1.5 us of dependent adds at 3-4 GHz
+  auto body = [](void*, std::int64_t first, std::int64_t end) {
+    for (std::int64_t i = first; i < end; ++i) {
+      long x = 0;
+      for (long k = 0; k < kSpins; ++k) __asm__ volatile("add $1, %0" : "+r"(x));
+    }
+  };
+  auto median = [&](auto&& run) {
+    std::vector<double> seconds(static_cast<std::size_t>(loops));
+    for (double& s : seconds) {
+      const auto start = std::chrono::steady_clock::now();
+      run();
+      s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    std::nth_element(seconds.begin(), seconds.begin() + loops / 2, seconds.end());
+    return seconds[static_cast<std::size_t>(loops / 2)];
+  };
   for (int i = 0; i < 100; ++i) kriek_parallel_for(body, nullptr, trips);  // the team started
-  std::vector<double> seconds(static_cast<std::size_t>(loops));
-  for (double& s : seconds) {
-    const auto start = std::chrono::steady_clock::now();
-    kriek_parallel_for(body, nullptr, trips);
-    s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-  std::nth_element(seconds.begin(), seconds.begin() + loops / 2, seconds.end());
-  return seconds[static_cast<std::size_t>(loops / 2)];
+  const double serial = median([&] { body(nullptr, 0, trips); });
+  const double parallel = median([&] { kriek_parallel_for(body, nullptr, trips); });
+  return std::max(0.0, parallel - serial / static_cast<double>(trips));
 }
 
 class Prober {
