@@ -207,9 +207,7 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   const auto* conv = std::get_if<Conv>(&spec.op);
   KRIEK_ASSERT(conv != nullptr && conv->padded(), "a pad node implements a padded conv");
   const TensorSpec& img = spec.input(0);
-  const Shape origin = pad_interior_origin(spec);
-  Shape padded = img.shape;
-  for (std::size_t d = 0; d < padded.size(); ++d) padded[d] += 2 * origin[d];
+  const Shape padded = padded_image_shape(spec);
   KRIEK_ASSERT(pad.buffer.shape == padded && pad.buffer.dtype == img.dtype, "the pad buffer of ",
                shape_text(img.shape), " must be ", shape_text(padded), ", not ", shape_text(pad.buffer.shape));
   // The interior starts at the padding, which is no tile multiple: not aligned.
@@ -235,8 +233,7 @@ std::vector<Box> pad_border(const Spec& spec) {
   const Shape& image = spec.input(0).shape;
   const std::size_t row = conv_geometry(std::get<Conv>(spec.op), image, spec.input(1).shape).row_dim;
   const Shape origin = pad_interior_origin(spec);
-  Shape padded = image;
-  for (std::size_t d = 0; d < padded.size(); ++d) padded[d] += 2 * origin[d];
+  const Shape padded = padded_image_shape(spec);
   std::vector<Box> strips;
   if (origin[row] > 0) {
     Box above{Shape(padded.size(), 0), padded};
@@ -257,6 +254,13 @@ std::vector<Box> pad_border(const Spec& spec) {
     strips.push_back(std::move(right));
   }
   return strips;
+}
+
+Shape padded_image_shape(const Spec& spec) {
+  Shape padded = spec.input(0).shape;
+  const Shape origin = pad_interior_origin(spec);
+  for (std::size_t d = 0; d < padded.size(); ++d) padded[d] += 2 * origin[d];
+  return padded;
 }
 
 Shape pad_interior_origin(const Spec& spec) {

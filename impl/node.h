@@ -154,6 +154,8 @@ std::vector<std::vector<ViewDim>> reshape_views(const Spec& spec);
 std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad);
 /// Where the image sits in a PadOp's buffer: the padding before it in each buffer dimension.
 Shape pad_interior_origin(const Spec& spec);
+/// The shape of a padded conv's zero-bordered image: the image's, with the padding on both sides.
+Shape padded_image_shape(const Spec& spec);
 /// A box of a buffer: its origin and shape.
 struct Box {
   Shape origin;

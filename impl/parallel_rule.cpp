@@ -19,10 +19,7 @@ std::int64_t largest_buffer(const Spec& spec) {
   std::int64_t most = 0;
   for (const TensorSpec& t : spec.operands) most = std::max(most, t.elements());
   if (const auto* conv = std::get_if<Conv>(&spec.op); conv && conv->padded()) {
-    const Shape origin = pad_interior_origin(spec);
-    std::int64_t padded = 1;
-    for (std::size_t d = 0; d < origin.size(); ++d) padded *= spec.input(0).shape[d] + 2 * origin[d];
-    most = std::max(most, padded);
+    most = std::max(most, volume(padded_image_shape(spec)));
   }
   if (const auto* c = std::get_if<Compose>(&spec.op)) {
     std::vector<Shape> inputs;

@@ -76,8 +76,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sched/action.h"
 #include "impl/parallel_rule.h"
+#include "sched/action.h"
 
 namespace kriek {
 

@@ -12,13 +12,13 @@ using namespace sched_detail;
 TensorSpec padded_buffer(const PadImage& a, const Spec& spec) {
   const TensorSpec& img = spec.input(0);
   TensorSpec buffer = img;
-  const Shape origin = pad_interior_origin(spec);
-  for (std::size_t d = 0; d < buffer.shape.size(); ++d) buffer.shape[d] += 2 * origin[d];
+  buffer.shape = padded_image_shape(spec);
   buffer.level = a.level;
   buffer.layout = a.layout;
   buffer.vector_size = 0;
   buffer.aligned = true;
   buffer.contiguous = true;
+  buffer.shared = false;  // a buffer of its own; the body reads it as shared where a team fills it (pad_child_specs)
   return buffer;
 }
 
