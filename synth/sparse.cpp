@@ -5,7 +5,10 @@
 #include <bit>
 
 #include "sched/enumerate.h"
+#include "sched/slide.h"
 #include "sched/split.h"
+#include "sched/tile_out.h"
+#include "spec/error.h"
 
 namespace kriek {
 
@@ -27,6 +30,16 @@ std::int64_t SparseGrid::snap(std::int64_t extent) const {
 }
 
 namespace {
+
+/// True when the tiling `a` (tile_out, split or slide) applies to `spec`: the operators' own checks, which build
+/// no node, as enumerate_actions uses them.
+bool tiling_applies(const Action& a, const Spec& spec, const Target& target) {
+  if (const auto* t = std::get_if<TileOut>(&a)) return !tile_out_fails(*t, spec, target);
+  if (const auto* s = std::get_if<Split>(&a)) return !split_fails(*s, spec, target);
+  const auto* w = std::get_if<Slide>(&a);
+  KRIEK_ASSERT(w != nullptr, "sparse_actions carries over tilings only");
+  return !slide_fails(*w, spec, target);
+}
 
 /// The full tile (the first child) of `action` on `spec`, or nullopt when it does not apply.
 std::optional<Spec> full_tile(const Action& action, const Spec& spec, const Target& target) {
@@ -60,8 +73,7 @@ std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& 
   };
   std::vector<Action> out;
   auto add = [&](const Action& a) {
-    const bool applies = std::holds_alternative<Expansion>(expand(a, spec, target));
-    if (applies && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+    if (std::find(out.begin(), out.end(), a) == out.end() && tiling_applies(a, spec, target)) out.push_back(a);
   };
   for (const FrontierEntry& e : anchor_frontier.entries) {
     if (!tiling(e.action)) continue;
@@ -93,10 +105,12 @@ std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& 
     }
     return true;
   };
+  // enumerate_actions lists each action once, so only the carried-over ones above can repeat one.
+  const auto carried = static_cast<std::ptrdiff_t>(out.size());
   for (Action& a : enumerate_actions(spec, target)) {
     const auto* t = std::get_if<TileOut>(&a);
     const bool own = t ? small(*t) : !tiling(a);
-    if (own && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(std::move(a));
+    if (own && std::find(out.begin(), out.begin() + carried, a) == out.begin() + carried) out.push_back(std::move(a));
   }
   return out;
 }
