@@ -169,11 +169,9 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
   job->spec = &spec;
   if (memo_->sparse && &spec != memo_->root) {
     if (const std::optional<Spec> anchor = sparse_anchor(spec, *options_.sparse, target_)) {
-      std::tie(job->anchor, job->anchor_slot) = entry(*anchor);
-      Job* j = job.release();  // owned by whichever task finishes it
-      j->remaining.fetch_add(1, std::memory_order_relaxed);
-      if (request(j->anchor, *j->anchor_slot, j)) j->remaining.fetch_sub(1, std::memory_order_relaxed);
-      if (j->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(j);
+      const auto e = entry(*anchor);
+      std::tie(job->anchor, job->anchor_slot) = e;
+      await(job.release(), {&e, 1});
       return;
     }
   }
@@ -182,7 +180,6 @@ void Synthesizer::begin(const Spec& spec, Slot& s) {
 
 void Synthesizer::search(Job* j, std::vector<Action> actions) {
   const Spec& spec = *j->spec;
-  j->remaining.store(1, std::memory_order_relaxed);
   j->actions = std::move(actions);
   // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
   stats_.actions_tried.fetch_add(j->actions.size(), std::memory_order_relaxed);
@@ -203,6 +200,12 @@ void Synthesizer::search(Job* j, std::vector<Action> actions) {
       asks.push_back(e);
     }
   }
+  await(j, asks);
+}
+
+void Synthesizer::await(Job* j, std::span<const std::pair<const Spec*, Slot*>> asks) {
+  // The guard: no child done meanwhile finishes the Job before every ask is made.
+  j->remaining.store(1, std::memory_order_relaxed);
   for (const auto& [key, child] : asks) {
     j->remaining.fetch_add(1, std::memory_order_relaxed);
     if (request(key, *child, j)) j->remaining.fetch_sub(1, std::memory_order_relaxed);

@@ -11,6 +11,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -134,6 +135,9 @@ class Synthesizer {
   void begin(const Spec& spec, Slot& s);
   /// Expands `actions` of the Job's Spec and asks for every child; the last one done folds.
   void search(Job* job, std::vector<Action> actions);
+  /// Asks for each of `asks` (memo key and entry) on behalf of `job` (which it then owns): the last one done, or
+  /// this call when all are done already, finishes it.
+  void await(Job* job, std::span<const std::pair<const Spec*, Slot*>> asks);
   /// Folds a Job whose children are all done into its entry's frontier (or, when it waited for its anchor,
   /// searches the anchor's actions).
   void finish(Job* job);
