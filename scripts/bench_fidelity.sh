@@ -6,9 +6,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-scripts/setup.sh >/dev/null
-cmake --build build --target bench_fidelity >/dev/null
-mkdir -p bench/results
 profile=build/host.profile
 quick=()
 for a in "$@"; do
@@ -18,7 +15,8 @@ for a in "$@"; do
     *) echo "usage: scripts/bench_fidelity.sh [--quick] [--recalibrate]" >&2; exit 1 ;;
   esac
 done
-[ -f "$profile" ] || build/kriek calibrate -o "$profile"
-echo "load before: $(uptime)"
-build/bench/bench_fidelity --profile "$profile" "${quick[@]}"
-echo "load after: $(uptime)"
+if [ ! -f "$profile" ]; then
+  scripts/setup.sh >/dev/null
+  build/kriek calibrate -o "$profile"
+fi
+scripts/bench_run.sh bench_fidelity --profile "$profile" "${quick[@]}"
