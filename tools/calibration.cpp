@@ -107,7 +107,7 @@ class Prober {
               reinterpret_cast<float*>(scratch_.data)});
       return now() - start;
     };
-    run();  // warm-up: page faults, the OpenMP team
+    run();  // warm-up: page faults
     double s = run();
     while (s < target_seconds && args[0] < (1L << 40)) {
       args[0] *= std::max<long>(2, std::min<long>(64, static_cast<long>(target_seconds / std::max(s, 1e-9))));
