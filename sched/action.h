@@ -3,7 +3,9 @@
 // Actions are also what the DP table stores (a structured encoding, never an index into an enumeration).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -50,6 +52,11 @@ struct Split {
   friend bool operator==(const Split&, const Split&) = default;
   template <class Archive> void serialize(Archive& ar) { ar(k, axis); }
 };
+
+/// The word of a Split's axis in action text and the REPL: "" for the main reduction, "fh" and "fw" for a conv's
+/// filter rows and columns; and back (nullopt for a word that names none).
+std::string split_axis_word(std::uint8_t axis);
+std::optional<std::uint8_t> split_axis_of(std::string_view word);
 
 /// The report's sliding window: tiles output dimension `dim` by `size` and keeps the image's window in a buffer
 /// at `level` in `layout`, loading only the rows new to each step.

@@ -10,6 +10,7 @@
 #include "sched/select.h"
 #include "sched/slide.h"
 #include "sched/split.h"
+#include "sched/support.h"
 #include "sched/tile_out.h"
 #include "sched/to_accum.h"
 #include "sched/to_matmul.h"
@@ -35,9 +36,7 @@ std::string text(const Action& action, const Spec* spec) {
                         },
                         [&](const Split& a) {
                           out << "split " << a.k;
-                          if (a.axis == 1) out << " fh";
-                          if (a.axis == 2) out << " fw";
-                          if (a.axis > 2) out << " axis" << int(a.axis);
+                          if (a.axis != 0) out << ' ' << split_axis_word(a.axis);
                         },
                         [&](const Slide& a) {
                           out << "slide " << int(a.dim) << ' ' << a.size << ' ' << level_name(a.level) << ' '
@@ -123,5 +122,25 @@ ApplyResult apply(const Action& action, const Spec& spec, const Target& target) 
 std::string action_text(const Action& action) { return text(action, nullptr); }
 
 std::string action_text(const Action& action, const Spec& spec) { return text(action, &spec); }
+
+std::string split_axis_word(std::uint8_t axis) {
+  switch (static_cast<sched_detail::ReductionAxis>(axis)) {
+    case sched_detail::ReductionAxis::main:
+      return "";
+    case sched_detail::ReductionAxis::filter_rows:
+      return "fh";
+    case sched_detail::ReductionAxis::filter_columns:
+      return "fw";
+  }
+  return "axis" + std::to_string(int(axis));
+}
+
+std::optional<std::uint8_t> split_axis_of(std::string_view word) {
+  using sched_detail::ReductionAxis;
+  for (const ReductionAxis a : {ReductionAxis::filter_rows, ReductionAxis::filter_columns}) {
+    if (word == split_axis_word(static_cast<std::uint8_t>(a))) return static_cast<std::uint8_t>(a);
+  }
+  return std::nullopt;
+}
 
 }  // namespace kriek

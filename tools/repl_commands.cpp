@@ -123,17 +123,11 @@ void run_tile_out(ReplSession& s, const Words& words, const std::string& line, s
 }
 
 void run_split(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
-  std::uint8_t axis = 0;
-  if (words.size() > 2) {
-    if (words[2] == "fh") {
-      axis = 1;
-    } else if (words[2] == "fw") {
-      axis = 2;
-    } else {
-      user_error("split's axis is fh (a conv's filter rows) or fw (its columns), got '", words[2], "'");
-    }
+  std::optional<std::uint8_t> axis = 0;
+  if (words.size() > 2 && !(axis = split_axis_of(words[2]))) {
+    user_error("split's axis is fh (a conv's filter rows) or fw (its columns), got '", words[2], "'");
   }
-  s.push(s.current().split(number(words[1], "k"), axis), line, out);
+  s.push(s.current().split(number(words[1], "k"), *axis), line, out);
 }
 
 void run_slide(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
