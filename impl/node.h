@@ -218,9 +218,9 @@ void check_operand_views(const ImplNode& n, const std::vector<V>& ops) {
 
 /// The tile of operand `i` in the body of boundary pattern `mask` at iteration `trip` (one index per axis;
 /// integers, or symbolic indices for the code generator): its origin within the operand and its shape.
-template <class Index>
-void loop_tile(const Loop& loop, std::size_t i, const std::vector<Index>& trip, std::uint32_t mask,
-               std::vector<Index>& origin, Shape& shape) {
+template <class Index, class Origin>
+void loop_tile(const Loop& loop, std::size_t i, const std::vector<Index>& trip, std::uint32_t mask, Origin& origin,
+               Shape& shape) {
   for (std::size_t d = 0; d < loop.operands[i].size(); ++d) {
     const DimMap& m = loop.operands[i][d];
     if (m.axis < 0) continue;

@@ -15,6 +15,8 @@
 #include <variant>
 #include <vector>
 
+#include "spec/shape.h"
+
 namespace kriek {
 
 class ByteWriter {
@@ -50,6 +52,10 @@ class ByteWriter {
     } else {
       for (const T& x : v) put(x);
     }
+  }
+  void put(const Shape& s) {
+    put(static_cast<std::uint64_t>(s.size()));
+    raw(s.data(), s.size() * sizeof(std::int64_t));
   }
   template <class T, std::size_t N>
   void put(const std::array<T, N>& a) {

@@ -140,6 +140,7 @@ std::optional<Shape> parse_shape(const std::string& s) {
     if (part.empty() || part.size() > 12 || !std::all_of(part.begin(), part.end(), ::isdigit)) return std::nullopt;
     const auto e = std::stoll(part);
     if (e < 1 || e > (std::int64_t{1} << 31) - 1) return std::nullopt;
+    if (shape.size() == kMaxViewRank) return std::nullopt;
     shape.push_back(e);
   }
   if (shape.empty() || s.back() == 'x') return std::nullopt;
@@ -270,7 +271,7 @@ Spec parse_spec(std::string_view text, const Target& target) {
   };
   auto shape_at = [&](std::size_t t) {
     auto s = parse_shape(p.at(t));
-    if (!s) p.fail("bad shape (extents of at least 1 joined by x, e.g. 128x64)", t);
+    if (!s) p.fail("bad shape (1 to 8 extents of at least 1 joined by x, e.g. 128x64)", t);
     return *s;
   };
   if (i < p.size() && p.at(i) == "(") {

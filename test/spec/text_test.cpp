@@ -69,6 +69,7 @@ TEST_CASE("bad text gets a one-line error with the token marked", "[spec][text][
   CHECK_THAT(parse_error("matmul 8x0x8 f32"), Contains("bad shape") && Contains(">>8x0x8<<"));
   CHECK_THAT(parse_error("matmul 8xax8 f32"), Contains("bad shape"));
   CHECK_THAT(parse_error("matmul 99999999999x8x8 f32"), Contains("bad shape"));
+  CHECK_THAT(parse_error("relu 2x2x2x2x2x2x2x2x2 f32"), Contains("bad shape (1 to 8 extents"));
   CHECK_THAT(parse_error("relu 2000000x2000000x2000000 f32"), Contains("over 2^48 elements"));
   CHECK_THAT(parse_error("matmul 8x8x8 f33"), Contains("unknown dtype") && Contains(">>f33<<"));
   CHECK_THAT(parse_error("matmul 8x8x8 f32 L3"), Contains("unexpected text") && Contains(">>L3<<"));
