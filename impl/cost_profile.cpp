@@ -47,6 +47,13 @@ void CostModel::apply_profile(const TargetProfile& p, const Target& target) {
   const double strided = p.value("pack-contiguous") / p.value("pack-strided");
   strided_percent = static_cast<Cost>(std::clamp(std::lround((strided - 1) * 100), 0L, 400L));
   parallel_launch = units(p.value("parallel-launch"));
+  // A kernel's reads of another core's lines overlap in part, between one at a time (the latency) and as many as
+  // the core keeps in flight (the stream): the geometric mean of the two. Sapphire Rapids, 2 cores: 270-345 and
+  // 10-12 cycles, 51-65 between them; the kernels showed 67 (conv 1x28x28x512 1x1x512x128, packed filters read by
+  // both cores) and 124 (conv1's padded image read whole by both) cycles per line. One CPU measures nothing and
+  // keeps the default, which its serial kernels never pay.
+  const double latency = p.value("cross-core-latency"), stream = p.value("cross-core-stream");
+  if (latency > 0 && stream > 0) cross_core_line = units(std::sqrt(latency * stream));
 }
 
 }  // namespace kriek

@@ -74,6 +74,12 @@ std::vector<ProfileKey> profile_keys(Isa isa) {
   keys.push_back({"pack-contiguous", "bytes per cycle", "copying one contiguous run within L2"});
   keys.push_back({"pack-strided", "bytes per cycle", "copying 64-byte rows of a matrix in L2 into a panel"});
   keys.push_back({"parallel-launch", "cycles", "a parallel loop on every core beyond its share of the work (median)"});
+  keys.push_back({"cross-core-latency", "cycles",
+                  "a load of a line another core just wrote that waits for the last, beyond one of a line it wrote "
+                  "(median; 0 on one CPU)", true});
+  keys.push_back({"cross-core-stream", "cycles",
+                  "independent loads of lines another core just wrote, beyond of lines it wrote, per line (median; "
+                  "0 on one CPU)", true});
   return keys;
 }
 
@@ -127,7 +133,7 @@ TargetProfile parse_profile(std::string_view text, const std::string& file) {
     const std::vector<std::string_view> w = words(line);
     if (w.empty()) continue;
     if (!versioned) {
-      if (w[0] != "kriek-profile" || w.size() != 2) fail("not a kriek target profile (expected 'kriek-profile 1')");
+      if (w[0] != "kriek-profile" || w.size() != 2) fail("not a kriek target profile (expected 'kriek-profile ", TargetProfile::kFormatVersion, "')");
       if (w[1] != std::to_string(TargetProfile::kFormatVersion)) {
         fail("profile format version ", w[1], ", this kriek reads version ", TargetProfile::kFormatVersion,
              " (run kriek calibrate again)");
@@ -156,21 +162,24 @@ TargetProfile parse_profile(std::string_view text, const std::string& file) {
       have_fingerprint = true;
     } else {
       if (!have_isa) fail("the isa line must come before the measurements");
-      bool known = false;
-      for (const ProfileKey& k : keys) known = known || k.key == key;
+      const ProfileKey* known = nullptr;
+      for (const ProfileKey& k : keys) known = k.key == key ? &k : known;
       if (!known) fail("unknown measurement '", key, "' for isa ", isa_name(p.isa));
       for (const auto& [k, v] : p.values) {
         if (k == key) fail("measurement '", key, "' given twice");
       }
       double v = 0;
       const auto r = std::from_chars(w[1].data(), w[1].data() + w[1].size(), v);
-      if (r.ec != std::errc{} || r.ptr != w[1].data() + w[1].size() || !(v > 0) || v > 1e12) {
-        fail("measurement '", key, "' must be a positive number, got '", w[1], "'");
+      if (r.ec != std::errc{} || r.ptr != w[1].data() + w[1].size() || !(v > 0 || (v == 0 && known->may_be_zero)) ||
+          v > 1e12) {
+        fail("measurement '", key, "' must be a ", known->may_be_zero ? "non-negative" : "positive", " number, got '",
+             w[1], "'");
       }
       p.values.emplace_back(key, v);
     }
   }
-  if (!versioned) user_error(file, ": empty, not a kriek target profile (expected 'kriek-profile 1')");
+  if (!versioned) user_error(file, ": empty, not a kriek target profile (expected 'kriek-profile ", TargetProfile::kFormatVersion,
+                              "')");
   if (p.target.empty() || !have_isa || !have_fingerprint) {
     user_error(file, ": the header needs target, isa and target-fingerprint lines");
   }

@@ -21,12 +21,14 @@ struct ProfileKey {
   std::string key;
   std::string_view unit;
   std::string what;
+  /// 0 is a measurement (nothing to measure on this machine), not an error.
+  bool may_be_zero = false;
 };
 
 /// Every measurement a profile of a machine with `isa` holds, in file order: the clock; FMA throughput and
 /// latency at each vector width the ISA has (scalar, 128, 256, 512 bits); vector loads, stores, broadcasts and
 /// adds per cycle at the widest width; read bandwidth and load-to-use latency of L1, L2, L3 and DRAM; packing
-/// copies (contiguous and strided rows); the fork and join of a parallel loop.
+/// copies (contiguous and strided rows); the fork and join of a parallel loop; reads of lines another core wrote.
 std::vector<ProfileKey> profile_keys(Isa isa);
 
 /// The widths in bits profile_keys measures FMAs at for `isa` (32 is scalar).
@@ -34,7 +36,7 @@ std::vector<int> profile_widths(Isa isa);
 
 struct TargetProfile {
   /// The first line of a profile file is "kriek-profile <version>"; another version is refused.
-  static constexpr std::uint32_t kFormatVersion = 1;
+  static constexpr std::uint32_t kFormatVersion = 2;
 
   /// The target measured: its name, ISA and fingerprint without a profile (a profile applies only to it).
   std::string target;

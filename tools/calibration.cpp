@@ -2,6 +2,7 @@
 #include "tools/calibration.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -12,7 +13,10 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <thread>
 
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 
 #include "codegen/compile.h"
@@ -67,6 +71,87 @@ double parallel_loop_seconds(int loops) {
   const double serial = median([&] { body(nullptr, 0, trips); });
   const double parallel = median([&] { kriek_parallel_for(body, nullptr, trips); });
   return std::max(0.0, parallel - serial / static_cast<double>(trips));
+}
+
+/// One core's reads of lines another core has just written (TensorSpec::shared: a padded image, a packing copy or
+/// an intermediate a thread team made), beyond its reads of lines it wrote itself, per line in seconds: two threads
+/// on the first two CPUs this process may run on take turns; each round one writes every line of a buffer that fits
+/// L2 (each line the address of the next in a random cycle), then the other reads them and times it: `chase`
+/// follows the cycle, each load waiting for the last (the snoop's latency), else it reads the lines in order, the
+/// loads independent (as many in flight as the core allows). The median of `rounds` rounds against the median of
+/// the reader's rounds over lines it wrote itself. Returns 0 where the process has one CPU.
+double cross_core_line_seconds(int rounds, bool chase) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return 0;
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE && cpus.size() < 2; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  constexpr std::size_t kLines = 2048;  // 128 KiB: in L2, out of L1
+  Buffer buffer(kLines * 64);
+  char* const data = buffer.data;
+  std::vector<std::size_t> order(kLines);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(1));
+  std::atomic<int> turn{0};  // 2r + 1: the writer wrote round r; 2r + 2: the reader read it
+  const auto pin = [](std::thread& t, int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pthread_setaffinity_np(t.native_handle(), sizeof one, &one);
+  };
+  const auto write_all = [&] {
+    for (std::size_t i = 0; i < kLines; ++i) {
+      *reinterpret_cast<char* volatile*>(data + order[i] * 64) = data + order[(i + 1) % kLines] * 64;
+    }
+  };
+  const auto read_all = [data, chase] {
+    const auto start = Clock::now();
+    char* at = data;
+    std::uintptr_t sum = 0;
+    if (chase) {
+      for (std::size_t l = 0; l < kLines; ++l) at = *reinterpret_cast<char* volatile*>(at);
+    } else {
+      for (std::size_t l = 0; l < kLines; ++l) sum += *reinterpret_cast<volatile std::uintptr_t*>(data + l * 64);
+    }
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    __asm__ volatile("" : : "r"(at), "r"(sum));
+    return s;
+  };
+  std::vector<double> remote(static_cast<std::size_t>(rounds)), local(static_cast<std::size_t>(rounds));
+  // One spare round at the start, whose reads warm the pages and the loop.
+  std::thread writer([&] {
+    for (int r = 0; r <= rounds; ++r) {
+      while (turn.load(std::memory_order_acquire) != 2 * r) {
+      }
+      write_all();
+      turn.store(2 * r + 1, std::memory_order_release);
+    }
+  });
+  std::thread reader([&] {
+    for (int r = 0; r <= rounds; ++r) {
+      while (turn.load(std::memory_order_acquire) != 2 * r + 1) {
+      }
+      const double s = read_all();
+      if (r > 0) remote[static_cast<std::size_t>(r - 1)] = s;
+      turn.store(2 * r + 2, std::memory_order_release);
+    }
+    for (int r = 0; r <= rounds; ++r) {
+      write_all();
+      const double s = read_all();
+      if (r > 0) local[static_cast<std::size_t>(r - 1)] = s;
+    }
+  });
+  pin(writer, cpus[0]);
+  pin(reader, cpus[1]);
+  writer.join();
+  reader.join();
+  const auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  return std::max(0.0, median(remote) - median(local)) / static_cast<double>(kLines);
 }
 
 class Prober {
@@ -219,6 +304,8 @@ TargetProfile calibrate(const Target& target, const CalibrationOptions& options)
   record("pack-contiguous", bytes_copied / cycles(contiguous));
   record("pack-strided", bytes_copied / cycles(strided));
   record("parallel-launch", cycles(parallel_loop_seconds(options.quick ? 2000 : 20000)));
+  record("cross-core-latency", cycles(cross_core_line_seconds(options.quick ? 50 : 500, true)));
+  record("cross-core-stream", cycles(cross_core_line_seconds(options.quick ? 50 : 500, false)));
 
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   p.measured = utc_now() + " in " + std::to_string(static_cast<int>(std::ceil(seconds))) + " s" +

@@ -65,9 +65,10 @@ const std::vector<Command>& commands() {
       {"calibrate",
        "kriek calibrate [-o FILE] [--quick]     measure this machine (FMA throughput and latency per vector width,\n"
        "                                        load, store and broadcast ports, bandwidth and latency of L1, L2, L3\n"
-       "                                        and DRAM, packing copies, parallel start) in under a minute and write\n"
-       "                                        its target profile, by default beside the DP table (section\n"
-       "                                        \"Calibration and tuning\"); --quick: a rough profile in seconds\n",
+       "                                        and DRAM, packing copies, parallel start, reads of lines another core\n"
+       "                                        wrote) in under a minute and write its target profile, by default\n"
+       "                                        beside the DP table (section \"Calibration and tuning\"); --quick: a\n"
+       "                                        rough profile in seconds\n",
        run_calibrate},
       {"tune",
        "kriek tune SPEC [--top K] [synth flags]\n"

@@ -334,7 +334,8 @@ TEST_CASE("a target's profile sets the constants it measures", "[cost][profile]"
   const std::map<std::string, double> measured = {
       {"fma-per-cycle.256b", 2},  {"fma-latency.256b", 4},    {"loads-per-cycle", 2},   {"stores-per-cycle", 1},
       {"vector-ops-per-cycle", 4}, {"fma-per-cycle.32b", 2},  {"read-bandwidth.L1", 64}, {"read-bandwidth.L2", 32},
-      {"read-bandwidth.L3", 16},  {"pack-contiguous", 10},    {"pack-strided", 8},      {"parallel-launch", 3000}};
+      {"read-bandwidth.L3", 16},  {"pack-contiguous", 10},    {"pack-strided", 8},      {"parallel-launch", 3000},
+      {"cross-core-latency", 256}, {"cross-core-stream", 16}};
   for (const ProfileKey& k : profile_keys(avx2.isa)) {
     p.values.emplace_back(k.key, measured.count(k.key) ? measured.at(k.key) : 1.0);
   }
@@ -351,10 +352,17 @@ TEST_CASE("a target's profile sets the constants it measures", "[cost][profile]"
   CHECK(m.element_access == std::array<Cost, kLevelCount>{32, 16, 4, 0, 0});
   CHECK(m.strided_percent == 25);
   CHECK(m.parallel_launch == 48000);
+  // Between one line at a time and a stream of them: the geometric mean, 64 cycles.
+  CHECK(m.cross_core_line == 1024);
   // What no measurement covers keeps its default; the constants change the fingerprint.
   CHECK(m.loop_iteration == plain.loop_iteration);
   CHECK(m.buffer_setup == plain.buffer_setup);
   CHECK(m.fingerprint() != plain.fingerprint());
   // Without a profile the constants are the defaults of that target (pinned above for avx512).
   CHECK(plain.vector_fma == CostModel{}.vector_fma);
+  // One CPU measures no other core's lines (0): the default stays.
+  for (auto& [key, value] : p.values) {
+    if (key.rfind("cross-core-", 0) == 0) value = 0;
+  }
+  CHECK(CostModel::for_target(with_profile(avx2, p)).cross_core_line == plain.cross_core_line);
 }

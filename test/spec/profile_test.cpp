@@ -64,10 +64,15 @@ TEST_CASE("bad profile files are one-line errors naming the file and line", "[sp
   CHECK_THAT(parse_error(""), Contains("p.profile: empty, not a kriek target profile"));
   CHECK_THAT(parse_error("hello 1\n"), Contains("p.profile:1: not a kriek target profile"));
   CHECK_THAT(parse_error("# c\nkriek-profile 7\n"), Contains("p.profile:2: profile format version 7") &&
-                                                         Contains("reads version 1"));
+                                                         Contains("reads version 2"));
   CHECK_THAT(parse_error(edited("clock-ghz", "clock-ghz fast")),
              Contains("p.profile:7: measurement 'clock-ghz' must be a positive number, got 'fast'"));
   CHECK_THAT(parse_error(edited("clock-ghz", "clock-ghz -3")), Contains("must be a positive number, got '-3'"));
+  // Zero is a measurement only where there may be nothing to measure (no second CPU).
+  CHECK_THAT(parse_error(edited("clock-ghz", "clock-ghz 0")), Contains("must be a positive number, got '0'"));
+  CHECK(parse_error(edited("cross-core-stream", "cross-core-stream 0")) == "(parsed)");
+  CHECK_THAT(parse_error(edited("cross-core-stream", "cross-core-stream -1")),
+             Contains("measurement 'cross-core-stream' must be a non-negative number, got '-1'"));
   CHECK_THAT(parse_error(edited("clock-ghz", "clock-ghz 3 4")), Contains("p.profile:7: expected 'KEY VALUE'"));
   CHECK_THAT(parse_error(edited("clock-ghz", "warp-factor 9")),
              Contains("p.profile:7: unknown measurement 'warp-factor' for isa avx2"));

@@ -93,7 +93,7 @@ TEST_CASE("the default profile lives beside the default DP table, one of other h
   CHECK_THAT(moved.out, Contains("kriek: note: the profile " + file + " was measured for target host") &&
                             Contains("it is ignored") && !Contains("\nprofile "));
   // Damaged: an error naming the file and line, also from the default place.
-  std::ofstream(file) << "kriek-profile 1\ntarget host\nisa avx2\ntarget-fingerprint 1\nclock-ghz many\n";
+  std::ofstream(file) << "kriek-profile 2\ntarget host\nisa avx2\ntarget-fingerprint 1\nclock-ghz many\n";
   check_one_line_error(kriek::testing::run_command(kriek + " synth 'matmul 4x4x4 f32' --no-table"),
                        file + ":5: measurement 'clock-ghz' must be a positive number");
 }
@@ -101,8 +101,8 @@ TEST_CASE("the default profile lives beside the default DP table, one of other h
 TEST_CASE("calibrate, profile and tune errors are one line and exit 1", "[tools][calibrate][errors]") {
   const kriek::testing::TempDir dir;
   const std::string bad = (dir / "bad.profile").string();
-  std::ofstream(bad) << "# nothing\nkriek-profile 2\n";
-  check_one_line_error(run_kriek("target --profile " + bad), bad + ":2: profile format version 2");
+  std::ofstream(bad) << "# nothing\nkriek-profile 9\n";
+  check_one_line_error(run_kriek("target --profile " + bad), bad + ":2: profile format version 9");
   check_one_line_error(run_kriek("synth 'matmul 4x4x4 f32' --no-table --profile " + bad), bad + ":2:");
   check_one_line_error(run_kriek("query 'matmul 4x4x4 f32' --profile " + (dir / "none.profile").string()),
                        "cannot read the target profile");
