@@ -91,7 +91,7 @@ std::filesystem::path compile_library(const std::vector<CSource>& sources, const
 std::filesystem::path compile_object(const CSource& c, const Target& target, const std::filesystem::path& dir,
                                      const CompileOptions& options = {});
 /// Links `objects` into the shared library `library` (with the OpenMP runtime when `openmp`, and `libraries`, such
-/// as "-ltbb").
+/// as "-lpthread").
 void link_shared_library(const std::vector<std::filesystem::path>& objects, bool openmp,
                          const std::filesystem::path& library, const std::vector<std::string>& libraries = {},
                          const CompileOptions& options = {});

@@ -1,5 +1,5 @@
 // kriek's kernel runtime (codegen/runtime/kernel_runtime.cpp), which LLVM kernels call to run parallel loops on
-// TBB: its entry points for the JIT, and its position-independent object file, embedded in kriek at build time,
+// a team of threads of its own: its entry points for the JIT, and its position-independent object file, embedded in kriek at build time,
 // for libraries whose kernels call it.
 #pragma once
 
@@ -23,7 +23,7 @@ inline constexpr const char* kParallelForSymbol = "kriek_parallel_for";
 /// with parallel loops, with kKernelRuntimeLibraries.
 std::string_view kernel_runtime_object();
 
-/// What a program or shared library linking the runtime object needs besides: TBB and the C++ library.
-inline const std::vector<std::string> kKernelRuntimeLibraries = {"-ltbb", "-lstdc++"};
+/// What a program or shared library linking the runtime object needs besides: the C++ library and threads.
+inline const std::vector<std::string> kKernelRuntimeLibraries = {"-lstdc++", "-lpthread"};
 
 }  // namespace kriek::codegen

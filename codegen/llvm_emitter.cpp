@@ -2,7 +2,7 @@
 // into the workspace, register buffers are allocas in the entry block (one <W x float> per vector register, an
 // array for scalar registers) that SROA turns into SSA values, loops are counted do-while loops, and a parallel
 // nest is outlined into a function of (context, first, end) over the collapsed iterations whose context struct
-// carries every live name; kriek's runtime runs it on TBB threads (codegen/runtime/kernel_runtime.cpp).
+// carries every live name; kriek's runtime runs it on its threads (codegen/runtime/kernel_runtime.cpp).
 #include <algorithm>
 #include <map>
 

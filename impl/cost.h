@@ -19,7 +19,7 @@ using Cost = std::uint64_t;
 /// Per-target constants, in Cost units (1/16 cycle) unless said otherwise.
 struct CostModel {
   /// Bumped whenever a formula changes: tables built with another version are stale.
-  std::uint32_t version = 15;
+  std::uint32_t version = 16;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -27,11 +27,12 @@ struct CostModel {
   /// Fixed cost of one loop iteration (index update, branch); loops over register-held operands are unrolled
   /// and cost none.
   Cost loop_iteration = 16;
-  /// A parallel loop beyond its share of the work: the team's start and join, and a parked worker's wake-up
-  /// (6400 cycles; `kriek calibrate` measures it). Sapphire Rapids, 2 threads: matmul 64^3 2.97 us against 2.80
-  /// serial, 128^3 12.8 against 22.1, 82x99x63 5.7 against 6.4; calibrate's probe 5840-6410 cycles. (3000 before,
-  /// an OpenMP region's fastest start: 64^3 went parallel and gained nothing.)
-  Cost parallel_launch = 102400;
+  /// A parallel loop beyond its share of the work: the team's start and join on kriek's runtime, whose workers
+  /// spin between loops (1200 cycles; `kriek calibrate` measures it). Sapphire Rapids, 2 threads, the same picks:
+  /// matmul 64^3 1.87 us against 2.69 serial, 82x99x63 4.69 against 6.11, 128^3 11.6 against 23.7. (6400 cycles
+  /// before, on TBB, whose parked workers woke for every loop: 64^3 stayed serial; 3000 before that, an OpenMP
+  /// region's fastest start.)
+  Cost parallel_launch = 19200;
   /// Cores a parallel loop spreads over.
   std::uint32_t cores = 2;
   /// A line one core reads that another core's private cache holds (a snoop, at about the latency of the L3:

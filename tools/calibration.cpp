@@ -44,10 +44,10 @@ struct Buffer {
 
 /// What a parallel loop costs beyond its share of the work, on kriek's own runtime (kriek_parallel_for, what LLVM
 /// kernels call), as a kernel called over and over meets it: the median time of a loop whose iterations each spin
-/// for about 1.5 us, less one core's share of that work timed serially. It counts the team's start and join and
-/// the time a parked worker takes to wake up, which an empty loop does not show (1230 cycles here, where this
-/// measures about 7000 and kernels showed it: matmul 64^3 on 2 threads 2.97 us, serial 2.80, 128^3 12.8 against
-/// 22.1, 82x99x63 5.7 against 6.4). Until 2026-11-26: an OpenMP region's fastest start, 2040 cycles.
+/// for about 1.5 us, less one core's share of that work timed serially. It counts the team's start and join and,
+/// where workers sleep between loops, the time one takes to wake up, which an empty loop does not show (on TBB,
+/// kriek's runtime until 2026-11-26: 1230 cycles empty, about 7000 with the work, as kernels showed it: matmul 64^3
+/// on 2 threads 2.97 us, serial 2.80). Earlier: an OpenMP region's fastest start, 2040 cycles.
 double parallel_loop_seconds(int loops) {
   const std::int64_t trips = std::max(2, kriek_runtime_threads());
   constexpr long kSpins = 4000;  // about 1.5 us of dependent adds at 3-4 GHz

@@ -55,7 +55,7 @@ std::string parallel_text(const KernelCode& code) {
   if (!code.parallel) return "runs on the calling thread";
   switch (code.backend) {
     case codegen::Backend::c: return "runs parallel (OpenMP threads)";
-    case codegen::Backend::llvm: return "runs parallel (TBB threads, kriek's runtime)";
+    case codegen::Backend::llvm: return "runs parallel (kriek's runtime threads)";
   }
   return "";
 }
@@ -106,7 +106,7 @@ std::string library_cmake_config(const std::string& name, LibraryLinks links) {
     << "# Targets: " << name << "::" << name << " (shared) and " << name << "::" << name << "_static.\n"
     << "include(CMakeFindDependencyMacro)\n";
   if (links.openmp) c << "find_dependency(OpenMP COMPONENTS C)\n";
-  if (links.runtime) c << "find_dependency(TBB)\n";
+  if (links.runtime) c << "find_dependency(Threads)\n";
   c << "get_filename_component(_" << name << "_prefix \"${CMAKE_CURRENT_LIST_DIR}/../../..\" ABSOLUTE)\n"
     << "if(NOT TARGET " << name << "::" << name << ")\n"
     << "  add_library(" << name << "::" << name << " SHARED IMPORTED)\n"
@@ -120,7 +120,7 @@ std::string library_cmake_config(const std::string& name, LibraryLinks links) {
     << "    IMPORTED_LINK_INTERFACE_LANGUAGES C\n"
     << "    INTERFACE_INCLUDE_DIRECTORIES \"${_" << name << "_prefix}/include\"\n"
     << "    INTERFACE_LINK_LIBRARIES \"" << (links.openmp ? "OpenMP::OpenMP_C;" : "")
-    << (links.runtime ? "TBB::tbb;stdc++;" : "") << "m\")\n"
+    << (links.runtime ? "Threads::Threads;stdc++;" : "") << "m\")\n"
     << "endif()\n"
     << "set(" << name << "_FOUND TRUE)\n";
   return c.str();
@@ -146,7 +146,7 @@ std::string library_pkg_config(const std::string& name, const std::string& versi
   p << "prefix=${pcfiledir}/../..\nlibdir=${prefix}/lib\nincludedir=${prefix}/include\n\n"
     << "Name: " << name << "\nDescription: tensor kernels synthesized by kriek\nVersion: " << version << "\n"
     << "Libs: -L${libdir} -l" << name << "\nLibs.private: " << (links.openmp ? "-fopenmp " : "")
-    << (links.runtime ? "-ltbb -lstdc++ " : "") << "-lm\n"
+    << (links.runtime ? "-lstdc++ -lpthread " : "") << "-lm\n"
     << "Cflags: -I${includedir}\n";
   return p.str();
 }

@@ -248,7 +248,7 @@ TEST_CASE("a C and a C++ program use the library through its CMake package, from
     CHECK_THAT(manifest, Contains("\"symbol\": \"relu_big\"") && Contains("\"parallel\": true") &&
                              Contains("\"backend\": \"" + backend + "\""));
     CHECK_THAT(read(lib / "include/kernels.h"),
-               Contains(backend == "c" ? "runs parallel (OpenMP threads)" : "runs parallel (TBB threads"));
+               Contains(backend == "c" ? "runs parallel (OpenMP threads)" : "runs parallel (kriek's runtime threads"));
     const Result configure = run("cmake -S " + source + " -B " + build.string() + " -DCMAKE_PREFIX_PATH=" +
                                  lib.string() + " -DCMAKE_BUILD_TYPE=Release");
     INFO(configure.out);

@@ -1,0 +1,73 @@
+// kriek's kernel runtime (codegen/runtime/kernel_runtime.cpp) on its own: every iteration of a loop runs exactly
+// once, in one contiguous range per thread, whatever the team size, the trip count and the callers (loops back to
+// back, after the workers went to sleep, from several threads at once, from a thread the team is busy for).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "codegen/kernel_runtime.h"
+
+namespace {
+
+/// A loop's record: how often each iteration ran, and the ranges the body got.
+struct Record {
+  std::vector<std::atomic<int>> runs;
+  std::atomic<int> ranges{0};
+  explicit Record(std::int64_t trips) : runs(static_cast<std::size_t>(trips)) {}
+};
+
+void count(void* context, std::int64_t first, std::int64_t end) {
+  auto& r = *static_cast<Record*>(context);
+  r.ranges.fetch_add(1);
+  for (std::int64_t i = first; i < end; ++i) r.runs[static_cast<std::size_t>(i)].fetch_add(1);
+}
+
+/// Runs one loop of `trips` and checks each iteration ran once, in at most `threads` ranges.
+void check_loop(std::int64_t trips, int threads) {
+  Record r(trips);
+  kriek_parallel_for(count, &r, trips);
+  for (std::int64_t i = 0; i < trips; ++i) REQUIRE(r.runs[static_cast<std::size_t>(i)].load() == 1);
+  CHECK(r.ranges.load() <= std::max(1, threads));
+  CHECK(r.ranges.load() == std::min<std::int64_t>(trips, threads));
+}
+
+}  // namespace
+
+TEST_CASE("the runtime runs every iteration once in one range per thread", "[codegen][runtime]") {
+  for (int threads : {1, 2, 3, 5}) {
+    kriek_runtime_set_threads(threads);
+    CHECK(kriek_runtime_threads() == threads);
+    for (std::int64_t trips : {0, 1, 2, 3, 7, 64, 1001}) check_loop(trips, threads);
+    for (int i = 0; i < 200; ++i) check_loop(17, threads);  // back to back: the workers spin between loops
+  }
+  // After the workers went to sleep (the spin is 200 us), a loop wakes them.
+  kriek_runtime_set_threads(2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  check_loop(100, 2);
+  kriek_runtime_set_threads(0);
+  CHECK(kriek_runtime_threads() >= 1);
+}
+
+TEST_CASE("loops from several threads at once each run every iteration once", "[codegen][runtime]") {
+  // One caller's loop holds the team; another's runs on its own thread meanwhile.
+  kriek_runtime_set_threads(2);
+  std::atomic<int> bad{0};
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 3; ++c) {
+    callers.emplace_back([&] {
+      for (int i = 0; i < 300; ++i) {
+        Record r(31);
+        kriek_parallel_for(count, &r, 31);
+        for (const std::atomic<int>& n : r.runs) bad += n.load() != 1;
+      }
+    });
+  }
+  for (std::thread& t : callers) t.join();
+  CHECK(bad.load() == 0);
+  kriek_runtime_set_threads(0);
+}
