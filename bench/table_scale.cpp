@@ -140,7 +140,7 @@ void save_overhead(const std::vector<std::filesystem::path>& synthetic, const st
   synth.solve(spec);
   const double search = (cpu_seconds() - start) * 1e3;
   std::vector<Spec> specs;
-  synth.for_each_encoded([&](const Spec& s, std::string_view) { specs.push_back(s); });
+  synth.for_each_encoded([&](const Spec& s, const auto&) { specs.push_back(s); });
   std::vector<double> lookups, encode, commit, commit_wall;
   std::uint64_t solved = 0;
   const int rounds = 9;
@@ -156,7 +156,7 @@ void save_overhead(const std::vector<std::filesystem::path>& synthetic, const st
     start = cpu_seconds();
     TableWriter writer(copy, target, model);
     writer.missed_in(table);  // as kriek synth does: the search looked each of them up
-    synth.for_each_encoded([&](const Spec& s, std::string_view f) { writer.add(s, f); });
+    synth.for_each_encoded([&](const Spec& s, const auto& f) { writer.add(s, f); });
     encode.push_back((cpu_seconds() - start) * 1e3);
     start = cpu_seconds();
     const double wall = wall_seconds();

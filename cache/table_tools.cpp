@@ -103,7 +103,7 @@ WriteSummary save_table(const std::filesystem::path& path, const Target& target,
                         const Table* searched) {
   TableWriter writer(path, target, model);
   if (searched) writer.missed_in(*searched);
-  visit_all([&](const Spec& spec, std::string_view f) { writer.add(spec, f); });
+  visit_all([&](const Spec& spec, const std::shared_ptr<const PackedFrontier>& f) { writer.add(spec, f); });
   return writer.commit(keep_existing);
 }
 

@@ -41,12 +41,13 @@ WriteSummary merge_tables(const std::vector<std::filesystem::path>& inputs, cons
 /// "children"}]}.
 void export_json_lines(const Table& table, std::ostream& out);
 
-/// Adds every frontier `visit_all` passes to its visitor (as format.h's frontier bytes) to the table at `path` as a
+/// Adds every frontier `visit_all` passes to its visitor (a search's packed frontier, held, not copied, until the
+/// segment is written) to the table at `path` as a
 /// new segment (unless `keep_existing` is false: then they replace the table), e.g.
 /// `save_table(path, target, model, [&](const auto& v) { synthesizer.for_each_encoded(v); })`; the Specs visited
 /// must outlive the call (TableWriter::add), as a synthesizer's memo keys do. `searched`: the
 /// table (opened at `path`) the search consulted before solving each of them (TableWriter::missed_in), or nullptr.
-using FrontierVisitor = std::function<void(const Spec&, std::string_view frontier_bytes)>;
+using FrontierVisitor = std::function<void(const Spec&, const std::shared_ptr<const PackedFrontier>&)>;
 WriteSummary save_table(const std::filesystem::path& path, const Target& target, const CostModel& model,
                         const std::function<void(const FrontierVisitor&)>& visit_all, bool keep_existing = true,
                         const Table* searched = nullptr);

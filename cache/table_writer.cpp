@@ -67,7 +67,12 @@ void TableWriter::add(const Spec& spec, const Frontier& frontier) {
 }
 
 void TableWriter::add(const Spec& spec, std::string_view frontier_bytes) {
-  pending_.push_back({&spec, keep(frontier_bytes)});
+  pending_.push_back({&spec, keep(frontier_bytes), nullptr});
+}
+
+void TableWriter::add(const Spec& spec, std::shared_ptr<const PackedFrontier> frontier) {
+  const std::string_view bytes = frontier->bytes();
+  pending_.push_back({&spec, bytes, std::move(frontier)});
 }
 
 void TableWriter::encode_pending() {
@@ -97,6 +102,7 @@ void TableWriter::encode_pending() {
       std::memcpy(at, record.data(), record.size());
       records_[first + i] = {stable_hash(key), std::string_view(at, record.size())};
       at += record.size();
+      pending_[i].owner.reset();  // a frontier loaded from a spill file goes once encoded
     }
   });
   for (auto& buffer : buffers) chunks_.push_back(std::move(buffer));

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cache/packed_frontier.h"
 #include "cache/table.h"
 
 namespace kriek {
@@ -36,6 +37,9 @@ class TableWriter {
   /// copied). `spec` must stay alive and unchanged until commit() (a search's memo key, as for_each_encoded
   /// visits them): its key is encoded then, with the others', in parallel.
   void add(const Spec& spec, std::string_view frontier_bytes);
+  /// The same for a search's packed frontier, held instead of copied (a memo's frontiers are not copied again:
+  /// matmul 1000^3 cold, 2 threads, its table saved: peak RSS 2277 -> 1927 MiB).
+  void add(const Spec& spec, std::shared_ptr<const PackedFrontier> frontier);
   /// Adds every record of `table`, which must have this writer's identity; the table must outlive commit().
   void add_table(const Table& table);
   /// Declares that every Spec added was looked up in `table` and was not there (a search that consulted it before
@@ -68,7 +72,8 @@ class TableWriter {
   std::vector<std::pair<std::uint64_t, std::string_view>> records_;
   struct Pending {
     const Spec* spec;
-    std::string_view frontier;  ///< in the arena
+    std::string_view frontier;  ///< in the arena, or owner's bytes
+    std::shared_ptr<const PackedFrontier> owner;
   };
   std::vector<Pending> pending_;
   std::string scratch_;  ///< the record add() encodes, before it is kept

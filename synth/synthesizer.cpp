@@ -371,9 +371,10 @@ void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&
   }
 }
 
-void Synthesizer::for_each_encoded(const std::function<void(const Spec&, std::string_view)>& f) const {
+void Synthesizer::for_each_encoded(
+    const std::function<void(const Spec&, const std::shared_ptr<const PackedFrontier>&)>& f) const {
   for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, frontier_of(*s)->bytes());
+    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, frontier_of(*s));
   }
 }
 

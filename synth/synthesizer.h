@@ -105,9 +105,9 @@ class Synthesizer {
   /// Calls `f` for every Spec this Synthesizer solved by search (in no particular order): not those read from the
   /// table or preloaded, so that saving them writes only what is new.
   void for_each(const std::function<void(const Spec&, const Frontier&)>& f) const;
-  /// The same with each frontier as the table encodes it (cache/format.h's frontier bytes), as the memo keeps it:
-  /// what a save writes, without decoding and encoding again.
-  void for_each_encoded(const std::function<void(const Spec&, std::string_view)>& f) const;
+  /// The same with each frontier as the memo keeps it (its bytes are cache/format.h's): what a save writes, without
+  /// decoding and encoding again, or copying.
+  void for_each_encoded(const std::function<void(const Spec&, const std::shared_ptr<const PackedFrontier>&)>& f) const;
   /// Writes the dependency graph of `root`'s chosen entries' subproblems as GraphViz (Boost.Graph).
   void write_graphviz(std::ostream& out, const Spec& root) const;
 

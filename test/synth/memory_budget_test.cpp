@@ -35,12 +35,12 @@ TEST_CASE("a search past its memory budget spills frontiers and finds exactly th
   CHECK(plain.stats().specs_spilled.load() == 0);
   // What a save writes: the same bytes for every Spec.
   std::map<std::string, std::string> saved;
-  plain.for_each_encoded([&](const Spec& s, std::string_view bytes) { saved[spec_text(s)] = bytes; });
+  plain.for_each_encoded([&](const Spec& s, const auto& f) { saved[spec_text(s)] = f->bytes(); });
   std::size_t compared = 0;
-  spilling.for_each_encoded([&](const Spec& s, std::string_view bytes) {
+  spilling.for_each_encoded([&](const Spec& s, const auto& f) {
     const auto it = saved.find(spec_text(s));
     REQUIRE(it != saved.end());
-    CHECK(it->second == bytes);
+    CHECK(it->second == f->bytes());
     ++compared;
   });
   CHECK(compared == saved.size());
