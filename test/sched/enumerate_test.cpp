@@ -192,6 +192,44 @@ TEST_CASE("enumerate: the conv path (memory stage, then taps one at a time in re
   CHECK(contains(window, Action{ToMatmul{}}));
 }
 
+TEST_CASE("enumerate: a conv accumulates in L1 over its taps and channel blocks", "[sched][enumerate]") {
+  const Target t = avx512();
+  // Its output tile may alias into L1 however many rows it has (49 here, the L1 has 12 ways), and an unpadded
+  // conv there accumulates: to_accum; an input of as many rows still does not alias.
+  Spec mem = conv({1, 9, 9, 512}, {3, 3, 512, 64});
+  mem.operands[2].contiguous = false;
+  REQUIRE(mem.output().runs() == 49);
+  const auto m = enumerate_actions(mem, t);
+  CHECK(contains(m, Action{MoveTo{2, Level::L1, Layout::row_major(), 0}}));
+  Spec l1 = mem;
+  l1.operands[2].level = Level::L1;
+  CHECK(contains(enumerate_actions(l1, t), Action{ToAccum{}}));
+  CHECK_FALSE(contains(enumerate_actions(mem, t), Action{ToAccum{}}));  // in GL it does not
+  Spec padded = l1;
+  std::get<Conv>(padded.op).pad = {1, 1};
+  padded.operands[0].shape = {1, 7, 7, 512};
+  CHECK_FALSE(contains(enumerate_actions(padded, t), Action{ToAccum{}}));  // padding comes first (pad_image)
+  Spec image_rows = matmul({49, 8}, {8, 16});
+  image_rows.operands[0].contiguous = false;
+  CHECK_FALSE(contains(enumerate_actions(image_rows, t), Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
+  // Accumulating in L1: the filter rows, then columns, then, one tap left, blocks of at least 16 channels.
+  Spec acc = conv({1, 9, 9, 512}, {3, 3, 512, 64}, true);
+  acc.operands[2].level = Level::L1;
+  acc.operands[2].contiguous = false;
+  CHECK(only<Split>(enumerate_actions(acc, t)) == std::vector<Split>{Split{1, 1}});
+  Spec tap = conv({1, 7, 7, 512}, {1, 1, 512, 64}, true);
+  tap.operands[2].level = Level::L1;
+  tap.operands[2].contiguous = false;
+  const std::vector<Split> blocks = only<Split>(enumerate_actions(tap, t));
+  CHECK(blocks == std::vector<Split>{Split{16}, Split{32}, Split{64}, Split{128}, Split{256}});
+  // A pointwise conv that does not accumulate is to_matmul's: no channel blocks, no to_accum at its level.
+  Spec pointwise = conv({1, 7, 7, 512}, {1, 1, 512, 64});
+  pointwise.operands[2].level = Level::L1;
+  CHECK(only<Split>(enumerate_actions(pointwise, t)).empty());
+  CHECK_FALSE(contains(enumerate_actions(pointwise, t), Action{ToAccum{}}));
+  for (const Spec& s : {l1, acc, tap}) check_all_apply(s, t);
+}
+
 TEST_CASE("enumerate: a conv's rows in one slab per core, as a parallel loop only", "[sched][enumerate]") {
   const Spec s = conv({1, 30, 30, 128}, {3, 3, 128, 128});  // 28 output rows, 2 cores: slabs of 14
   const std::vector<TileOut> tiles = only<TileOut>(enumerate_actions(s, avx512()));
