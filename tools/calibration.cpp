@@ -43,8 +43,10 @@ struct Buffer {
 };
 
 /// What a parallel loop costs beyond its share of the work, on kriek's own runtime (kriek_parallel_for, what LLVM
-/// kernels call), as a kernel called over and over meets it: the median time of a loop whose iterations each spin
-/// for about 1.5 us, less one core's share of that work timed serially. It counts the team's start and join and,
+/// kernels call), as a kernel called over and over meets it: the median time of a loop of one iteration per
+/// thread, each spinning for about a microsecond, less the median time of one such iteration run alone (not the
+/// serial loop's time over the threads: the out-of-order core overlaps consecutive iterations, two ran in 1.6 us
+/// where one ran in 1.0, and that share made the difference 0 for the team below). It counts the team's start and join and,
 /// where workers sleep between loops, the time one takes to wake up, which an empty loop does not show (on TBB,
 /// kriek's runtime until 2026-11-26: 1230 cycles empty, about 7000 with the work, as kernels showed it: matmul 64^3
 /// on 2 threads 2.97 us, serial 2.80). Earlier: an OpenMP region's fastest start, 2040 cycles.
@@ -68,9 +70,10 @@ double parallel_loop_seconds(int loops) {
     return seconds[static_cast<std::size_t>(loops / 2)];
   };
   for (int i = 0; i < 100; ++i) kriek_parallel_for(body, nullptr, trips);  // the team started
-  const double serial = median([&] { body(nullptr, 0, trips); });
+  const double one = median([&] { body(nullptr, 0, 1); });
   const double parallel = median([&] { kriek_parallel_for(body, nullptr, trips); });
-  return std::max(0.0, parallel - serial / static_cast<double>(trips));
+  // At least a nanosecond: a profile's measurements are positive, and no loop starts for free.
+  return std::max(1e-9, parallel - one);
 }
 
 /// One core's reads of lines another core has just written (TensorSpec::shared: a padded image, a packing copy or
