@@ -90,8 +90,8 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// Bumped when enumerate_actions offers other actions: a table's frontiers are the best of the actions offered when
 /// they were solved, so a table of another version is rebuilt (cache/action_codec.cpp's vocabulary carries it).
 /// 1: conv rows also in one slab per core, as a parallel loop. 2: a conv accumulates in L1 too (its taps and
-/// channel blocks split there).
-inline constexpr int kEnumerateVersion = 2;
+/// channel blocks split there). 3: only in output tiles of several rows.
+inline constexpr int kEnumerateVersion = 3;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;
