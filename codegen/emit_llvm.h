@@ -43,7 +43,7 @@ struct JitKernel {
   LoadedKernel kernel;
   std::string function;
   std::int64_t workspace_bytes = 0;
-  bool parallel = false;    ///< it has parallel loops (run on kriek's runtime; LoadedKernel::set_threads sizes its team)
+  bool parallel = false;    ///< it has parallel loops (on kriek's runtime; LoadedKernel::set_threads sizes its team)
   double jit_seconds = 0;   ///< lowering, O3, code generation and linking
 };
 

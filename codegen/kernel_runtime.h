@@ -1,6 +1,6 @@
 // kriek's kernel runtime (codegen/runtime/kernel_runtime.cpp), which LLVM kernels call to run parallel loops on
-// a team of threads of its own: its entry points for the JIT, and its position-independent object file, embedded in kriek at build time,
-// for libraries whose kernels call it.
+// a team of threads of its own: its entry points for the JIT, and its position-independent object file, embedded
+// in kriek at build time, for libraries whose kernels call it.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // The IR that reaches kriek's runtime, and what the JIT needs of it: parallel loops call kriek_parallel_for
-// (codegen/runtime/kernel_runtime.cpp: its thread team), in the JIT and in objects alike (a library links the runtime's object);
-// workspaces come from a runtime buffer per thread in the JIT, from a thread-local of the object in a library. No
-// exception crosses a JIT frame: the entry points are noexcept and abort on failure.
+// (codegen/runtime/kernel_runtime.cpp: its thread team), in the JIT and in objects alike (a library links the
+// runtime's object); workspaces come from a runtime buffer per thread in the JIT, from a thread-local of the object
+// in a library. No exception crosses a JIT frame: the entry points are noexcept and abort on failure.
 #include <cstdio>
 #include <cstdlib>
 

@@ -133,7 +133,9 @@ TargetProfile parse_profile(std::string_view text, const std::string& file) {
     const std::vector<std::string_view> w = words(line);
     if (w.empty()) continue;
     if (!versioned) {
-      if (w[0] != "kriek-profile" || w.size() != 2) fail("not a kriek target profile (expected 'kriek-profile ", TargetProfile::kFormatVersion, "')");
+      if (w[0] != "kriek-profile" || w.size() != 2) {
+        fail("not a kriek target profile (expected 'kriek-profile ", TargetProfile::kFormatVersion, "')");
+      }
       if (w[1] != std::to_string(TargetProfile::kFormatVersion)) {
         fail("profile format version ", w[1], ", this kriek reads version ", TargetProfile::kFormatVersion,
              " (run kriek calibrate again)");
@@ -178,8 +180,10 @@ TargetProfile parse_profile(std::string_view text, const std::string& file) {
       p.values.emplace_back(key, v);
     }
   }
-  if (!versioned) user_error(file, ": empty, not a kriek target profile (expected 'kriek-profile ", TargetProfile::kFormatVersion,
-                              "')");
+  if (!versioned) {
+    user_error(file, ": empty, not a kriek target profile (expected 'kriek-profile ", TargetProfile::kFormatVersion,
+               "')");
+  }
   if (p.target.empty() || !have_isa || !have_fingerprint) {
     user_error(file, ": the header needs target, isa and target-fingerprint lines");
   }

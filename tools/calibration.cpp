@@ -46,10 +46,10 @@ struct Buffer {
 /// kernels call), as a kernel called over and over meets it: the median time of a loop of one iteration per
 /// thread, each spinning for about a microsecond, less the median time of one such iteration run alone (not the
 /// serial loop's time over the threads: the out-of-order core overlaps consecutive iterations, two ran in 1.6 us
-/// where one ran in 1.0, and that share made the difference 0 for the team below). It counts the team's start and join and,
-/// where workers sleep between loops, the time one takes to wake up, which an empty loop does not show (on TBB,
-/// kriek's runtime until 2026-11-26: 1230 cycles empty, about 7000 with the work, as kernels showed it: matmul 64^3
-/// on 2 threads 2.97 us, serial 2.80). Earlier: an OpenMP region's fastest start, 2040 cycles.
+/// where one ran in 1.0, and that share made the difference 0 for the team below). It counts the team's start and
+/// join and, where workers sleep between loops, the time one takes to wake up, which an empty loop does not show
+/// (on TBB, kriek's runtime until 2026-11-26: 1230 cycles empty, about 7000 with the work, as kernels showed it:
+/// matmul 64^3 on 2 threads 2.97 us, serial 2.80). Earlier: an OpenMP region's fastest start, 2040 cycles.
 double parallel_loop_seconds(int loops) {
   const std::int64_t trips = std::max(2, kriek_runtime_threads());
   constexpr long kSpins = 4000;  // about 1.5 us of dependent adds at 3-4 GHz

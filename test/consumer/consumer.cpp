@@ -25,7 +25,8 @@ int main() {
       return 1;
     }
   }
-  // relu_big runs parallel; from the static library, its runtime (OpenMP, or kriek's own threads) comes with the package.
+  // relu_big runs parallel; from the static library, its runtime (OpenMP, or kriek's own threads) comes with the
+  // package.
   std::vector<float> big(2048 * 2048), big_out(big.size());
   for (float& v : big) v = dist(gen);
   relu_big(big.data(), big_out.data());
