@@ -55,7 +55,7 @@ Built jit(const ImplPtr& impl, const Target& target, const std::filesystem::path
   b.kernel = std::move(k.kernel);
   b.workspace_bytes = k.workspace_bytes;
   b.parallel = k.parallel;
-  b.parallel_note = " (parallel, TBB)";
+  b.parallel_note = " (parallel, kriek's runtime)";
   std::ostringstream note;
   note << std::fixed << std::setprecision(1) << ", LLVM JIT " << k.jit_seconds * 1e3 << " ms";
   b.note = note.str();
