@@ -32,6 +32,9 @@ namespace {
 
 using Body = void (*)(void*, std::int64_t, std::int64_t);
 
+/// The most ranges one loop is cut into (next_'s 16 bits of them).
+constexpr std::int64_t kMaxParts = 0xffff;
+
 /// How long an idle worker spins before it sleeps.
 constexpr std::chrono::microseconds kSpin{200};
 
@@ -63,7 +66,8 @@ class Team {
 
   int size() const { return static_cast<int>(workers_.size()) + 1; }
 
-  /// Runs body(context, first, end) over [0, trips) in `parts` contiguous ranges (2 <= parts <= size()).
+  /// Runs body(context, first, end) over [0, trips) in `parts` contiguous ranges (2 <= parts <= kMaxParts): the
+  /// caller runs the ranges no worker claims, so a team smaller than `parts` runs them all.
   void run(Body body, void* context, std::int64_t trips, int parts) {
     std::unique_lock<std::mutex> busy(busy_, std::try_to_lock);
     if (!busy.owns_lock()) return body(context, 0, trips);  // another caller's loop holds the team
@@ -71,8 +75,9 @@ class Team {
     context_ = context;
     trips_ = trips;
     done_.store(0, std::memory_order_relaxed);
-    generation_ = (generation_ + 1) & 0xffffffffu;
-    const std::uint64_t start = generation_ << 32 | static_cast<std::uint64_t>(parts) << 16;
+    // Only busy_'s holder starts a loop; claims change the low bits only.
+    const std::uint64_t generation = (generation_of(next_.load(std::memory_order_relaxed)) + 1) & 0xffffffffu;
+    const std::uint64_t start = generation << 32 | static_cast<std::uint64_t>(parts) << 16;
     next_.store(start, std::memory_order_seq_cst);  // publishes the loop: workers spin on next_
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       { std::lock_guard<std::mutex> lock(sleep_mutex_); }
@@ -136,7 +141,6 @@ class Team {
   Body body_ = nullptr;
   void* context_ = nullptr;
   std::int64_t trips_ = 0;
-  std::uint64_t generation_ = 0;
   alignas(64) std::atomic<int> done_{0};  ///< ranges finished
   alignas(64) std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
@@ -152,7 +156,8 @@ int default_threads() {
 }
 
 /// A team of at least `threads` threads: the largest made so far, or a new larger one (the smaller ones stay until
-/// the program ends, since a loop of another caller may still run on them).
+/// the program ends, since a loop of another caller may still run on them). Callers ask for at most a thread per
+/// CPU: more would only take turns (and `--run-threads 60000` made 60,000 threads that every loop woke).
 Team& team_of(int threads) {
   static std::mutex mutex;
   static std::vector<std::unique_ptr<Team>> teams;
@@ -163,22 +168,23 @@ Team& team_of(int threads) {
 
 }  // namespace
 
-/// Runs body(context, first, end) over [0, trips) on up to kriek_runtime_threads() threads.
-extern "C" void kriek_parallel_for(Body body, void* context, std::int64_t trips) noexcept {
-  try {
-    const int threads = team_size.load() > 0 ? team_size.load() : default_threads();
-    if (trips <= 0) return;
-    const int parts = static_cast<int>(std::min<std::int64_t>(threads, trips));
-    if (parts <= 1) return body(context, 0, trips);
-    team_of(threads).run(body, context, trips, parts);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kriek: a parallel loop failed: %s\n", e.what());
-    std::abort();
-  }
-}
-
 /// Sets the threads of later parallel loops (0: every CPU the process may use).
 extern "C" void kriek_runtime_set_threads(int threads) noexcept { team_size = threads; }
 
 /// The threads a parallel loop will use.
 extern "C" int kriek_runtime_threads() noexcept { return team_size > 0 ? team_size.load() : default_threads(); }
+
+/// Runs body(context, first, end) over [0, trips) on up to kriek_runtime_threads() threads.
+extern "C" void kriek_parallel_for(Body body, void* context, std::int64_t trips) noexcept {
+  try {
+    const int threads = kriek_runtime_threads();
+    if (trips <= 0) return;
+    // One range per thread asked for (the ranges the cost model assumes), on at most a thread per CPU.
+    const int parts = static_cast<int>(std::min<std::int64_t>({threads, trips, kMaxParts}));
+    if (parts <= 1) return body(context, 0, trips);
+    team_of(std::min(threads, default_threads())).run(body, context, trips, parts);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kriek: a parallel loop failed: %s\n", e.what());
+    std::abort();
+  }
+}

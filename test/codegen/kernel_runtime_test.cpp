@@ -45,6 +45,13 @@ TEST_CASE("the runtime runs every iteration once in one range per thread", "[cod
     for (std::int64_t trips : {0, 1, 2, 3, 7, 64, 1001}) check_loop(trips, threads);
     for (int i = 0; i < 200; ++i) check_loop(17, threads);  // back to back: the workers spin between loops
   }
+  // More threads asked for than CPUs or than a loop has ranges for (16 bits of them): the ranges are cut as asked,
+  // up to 65,535, and run on at most a thread per CPU (60,000 threads used to hang `kriek run`).
+  kriek_runtime_set_threads(100000);
+  Record many(70000);
+  kriek_parallel_for(count, &many, 70000);
+  CHECK(many.ranges.load() == 65535);
+  CHECK(std::all_of(many.runs.begin(), many.runs.end(), [](const std::atomic<int>& n) { return n.load() == 1; }));
   // After the workers went to sleep (the spin is 200 us), a loop wakes them.
   kriek_runtime_set_threads(2);
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
