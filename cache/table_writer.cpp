@@ -66,13 +66,8 @@ void TableWriter::add(const Spec& spec, const Frontier& frontier) {
   records_.emplace_back(stable_hash(key), keep(scratch_));
 }
 
-void TableWriter::add(const Spec& spec, std::string_view frontier_bytes) {
-  pending_.push_back({&spec, keep(frontier_bytes), nullptr});
-}
-
 void TableWriter::add(const Spec& spec, std::shared_ptr<const PackedFrontier> frontier) {
-  const std::string_view bytes = frontier->bytes();
-  pending_.push_back({&spec, bytes, std::move(frontier)});
+  pending_.push_back({&spec, std::move(frontier)});
 }
 
 void TableWriter::encode_pending() {
@@ -88,7 +83,7 @@ void TableWriter::encode_pending() {
     std::size_t bytes = 0;
     for (std::size_t i = begin; i < end; ++i) {
       keys[i - begin] = table_key(*pending_[i].spec);
-      bytes += 10 + keys[i - begin].size() + pending_[i].frontier.size();
+      bytes += 10 + keys[i - begin].size() + pending_[i].frontier->bytes().size();
     }
     buffers[b] = std::unique_ptr<char[]>(new char[bytes]);
     std::string record;
@@ -98,11 +93,11 @@ void TableWriter::encode_pending() {
       record.clear();
       put_varint(record, key.size());
       record += key;
-      record += pending_[i].frontier;
+      record += pending_[i].frontier->bytes();
       std::memcpy(at, record.data(), record.size());
       records_[first + i] = {stable_hash(key), std::string_view(at, record.size())};
       at += record.size();
-      pending_[i].owner.reset();  // a frontier loaded from a spill file goes once encoded
+      pending_[i].frontier.reset();  // a frontier loaded from a spill file goes once encoded
     }
   });
   for (auto& buffer : buffers) chunks_.push_back(std::move(buffer));

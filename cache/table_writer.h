@@ -33,12 +33,10 @@ class TableWriter {
 
   /// Adds one solved Spec.
   void add(const Spec& spec, const Frontier& frontier);
-  /// Adds one solved Spec whose frontier is encoded already (format.h's frontier bytes, e.g. a PackedFrontier's;
-  /// copied). `spec` must stay alive and unchanged until commit() (a search's memo key, as for_each_encoded
-  /// visits them): its key is encoded then, with the others', in parallel.
-  void add(const Spec& spec, std::string_view frontier_bytes);
-  /// The same for a search's packed frontier, held instead of copied (a memo's frontiers are not copied again:
-  /// matmul 1000^3 cold, 2 threads, its table saved: peak RSS 2277 -> 1927 MiB).
+  /// Adds one solved Spec with a search's packed frontier (its bytes are format.h's), held until commit() rather
+  /// than copied (matmul 1000^3 cold, 2 threads, its table saved: peak RSS 2277 -> 1927 MiB). `spec` must stay
+  /// alive and unchanged until commit() (a search's memo key, as for_each_encoded visits them): its key is encoded
+  /// then, with the others', in parallel.
   void add(const Spec& spec, std::shared_ptr<const PackedFrontier> frontier);
   /// Adds every record of `table`, which must have this writer's identity; the table must outlive commit().
   void add_table(const Table& table);
@@ -72,8 +70,7 @@ class TableWriter {
   std::vector<std::pair<std::uint64_t, std::string_view>> records_;
   struct Pending {
     const Spec* spec;
-    std::string_view frontier;  ///< in the arena, or owner's bytes
-    std::shared_ptr<const PackedFrontier> owner;
+    std::shared_ptr<const PackedFrontier> frontier;
   };
   std::vector<Pending> pending_;
   std::string scratch_;  ///< the record add() encodes, before it is kept
