@@ -148,18 +148,15 @@ void splits(const Spec& spec, const ConvPath& cp, const Target& target, std::vec
   if (!accumulates(spec.op)) return;
   if (cp.own) {
     // A conv's taps one at a time, on an accumulator in registers or in L1, filter rows before columns; its
-    // channels are to_matmul's K, split by the matmul search, or, accumulating in L1, by the conv's.
-    if (cp.in_l1 && cp.g.fh == 1 && cp.g.fw == 1) {
-      // One tap left, accumulating in L1: blocks of channels, each a block of filters for the rows below.
-      for (std::int64_t k : tile_sizes(spec.input(0).shape.back(), false, false)) {
-        if (k >= kMinMemorySplit && !split_fails(Split{k}, spec, target)) out.emplace_back(Split{k});
-      }
+    // channels are to_matmul's K, split by the matmul search, or, accumulating in L1 with one tap left, blocks of
+    // its main reduction like any other accumulation in memory (below): each a block of filters for the rows.
+    const bool one_tap = cp.g.fh == 1 && cp.g.fw == 1;
+    if (!one_tap) {
+      const Split s{1, static_cast<std::uint8_t>(cp.g.fh > 1 ? 1 : 2)};
+      if ((cp.in_registers || cp.in_l1) && !split_fails(s, spec, target)) out.emplace_back(s);
       return;
     }
-    if (!(cp.in_registers || cp.in_l1) || (cp.g.fh == 1 && cp.g.fw == 1)) return;
-    const Split s{1, static_cast<std::uint8_t>(cp.g.fh > 1 ? 1 : 2)};
-    if (!split_fails(s, spec, target)) out.emplace_back(s);
-    return;
+    if (!cp.in_l1) return;
   }
   if (const auto r = reduction_of(spec)) {
     const bool in_memory = !is_register_level(spec.output().level);
