@@ -46,16 +46,18 @@ class ByteWriter {
   }
   template <class T>
   void put(const std::vector<T>& v) {
-    put(static_cast<std::uint64_t>(v.size()));
-    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-      raw(v.data(), v.size() * sizeof(T));
-    } else {
-      for (const T& x : v) put(x);
-    }
+    put_sequence(v.data(), v.size());
   }
-  void put(const Shape& s) {
-    put(static_cast<std::uint64_t>(s.size()));
-    raw(s.data(), s.size() * sizeof(std::int64_t));
+  void put(const Shape& s) { put_sequence(s.data(), s.size()); }  // written as its vector of extents would be
+  /// A container's size, then its elements (numbers in one block, as cereal's binary archive writes them).
+  template <class T>
+  void put_sequence(const T* data, std::size_t n) {
+    put(static_cast<std::uint64_t>(n));
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      raw(data, n * sizeof(T));
+    } else {
+      for (std::size_t i = 0; i < n; ++i) put(data[i]);
+    }
   }
   template <class T, std::size_t N>
   void put(const std::array<T, N>& a) {

@@ -51,21 +51,9 @@ class Shape {
   iterator end() { return data() + size_; }
   const_iterator begin() const { return data(); }
   const_iterator end() const { return data() + size_; }
-  std::reverse_iterator<iterator> rbegin() { return std::reverse_iterator<iterator>(end()); }
-  std::reverse_iterator<iterator> rend() { return std::reverse_iterator<iterator>(begin()); }
-  std::reverse_iterator<const_iterator> rbegin() const { return std::reverse_iterator<const_iterator>(end()); }
-  std::reverse_iterator<const_iterator> rend() const { return std::reverse_iterator<const_iterator>(begin()); }
 
   std::int64_t& operator[](std::size_t i) { return extents_[i]; }
   std::int64_t operator[](std::size_t i) const { return extents_[i]; }
-  std::int64_t& at(std::size_t i) {
-    KRIEK_ASSERT(i < size_, "dimension ", i, " of a rank-", size_, " shape");
-    return extents_[i];
-  }
-  std::int64_t at(std::size_t i) const {
-    KRIEK_ASSERT(i < size_, "dimension ", i, " of a rank-", size_, " shape");
-    return extents_[i];
-  }
   std::int64_t& front() { return extents_[0]; }
   std::int64_t front() const { return extents_[0]; }
   std::int64_t& back() { return extents_[size_ - 1]; }
