@@ -229,11 +229,34 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   return children;
 }
 
+namespace {
+
+/// The padding before the image in each dimension of the padded buffer.
+Shape interior_origin(const ConvGeometry& g) {
+  Shape origin(g.rank, 0);
+  origin[g.row_dim] = g.pad[0];
+  origin[g.row_dim + 1] = g.pad[1];
+  return origin;
+}
+
+/// `image` with `origin`'s padding on both sides.
+Shape padded_shape(Shape image, const Shape& origin) {
+  for (std::size_t d = 0; d < image.size(); ++d) image[d] += 2 * origin[d];
+  return image;
+}
+
+ConvGeometry geometry_of(const Spec& spec) {
+  return conv_geometry(std::get<Conv>(spec.op), spec.input(0).shape, spec.input(1).shape);
+}
+
+}  // namespace
+
 std::vector<Box> pad_border(const Spec& spec) {
   const Shape& image = spec.input(0).shape;
-  const std::size_t row = conv_geometry(std::get<Conv>(spec.op), image, spec.input(1).shape).row_dim;
-  const Shape origin = pad_interior_origin(spec);
-  const Shape padded = padded_image_shape(spec);
+  const ConvGeometry g = geometry_of(spec);
+  const std::size_t row = g.row_dim;
+  const Shape origin = interior_origin(g);
+  const Shape padded = padded_shape(image, origin);
   std::vector<Box> strips;
   if (origin[row] > 0) {
     Box above{Shape(padded.size(), 0), padded};
@@ -256,21 +279,9 @@ std::vector<Box> pad_border(const Spec& spec) {
   return strips;
 }
 
-Shape padded_image_shape(const Spec& spec) {
-  Shape padded = spec.input(0).shape;
-  const Shape origin = pad_interior_origin(spec);
-  for (std::size_t d = 0; d < padded.size(); ++d) padded[d] += 2 * origin[d];
-  return padded;
-}
+Shape padded_image_shape(const Spec& spec) { return padded_shape(spec.input(0).shape, pad_interior_origin(spec)); }
 
-Shape pad_interior_origin(const Spec& spec) {
-  const auto& conv = std::get<Conv>(spec.op);
-  const ConvGeometry g = conv_geometry(conv, spec.input(0).shape, spec.input(1).shape);
-  Shape origin(g.rank, 0);
-  origin[g.row_dim] = g.pad[0];
-  origin[g.row_dim + 1] = g.pad[1];
-  return origin;
-}
+Shape pad_interior_origin(const Spec& spec) { return interior_origin(geometry_of(spec)); }
 
 ImplPtr make_hole(Spec spec) {
   return std::make_shared<const ImplNode>(ImplNode{std::move(spec), Hole{}, {}});
