@@ -42,6 +42,24 @@ struct Buffer {
   char* data;
 };
 
+/// A buffer whose 64-byte lines hold pointers forming one random cycle through all of them.
+void link_random_cycle(Buffer& b) {
+  const std::size_t lines = b.bytes / 64;
+  std::vector<std::size_t> order(lines);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(1));
+  for (std::size_t i = 0; i < lines; ++i) {
+    *reinterpret_cast<void**>(b.data + order[i] * 64) = b.data + order[(i + 1) % lines] * 64;
+  }
+}
+
+/// The median of `samples` (reordered).
+double median_of(std::vector<double>& samples) {
+  const auto mid = samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2);
+  std::nth_element(samples.begin(), mid, samples.end());
+  return *mid;
+}
+
 /// What a parallel loop costs beyond its share of the work, on kriek's own runtime (kriek_parallel_for, what LLVM
 /// kernels call), as a kernel called over and over meets it: the median time of a loop of one iteration per
 /// thread, each spinning for about a microsecond, less the median time of one such iteration run alone (not the
@@ -66,8 +84,7 @@ double parallel_loop_seconds(int loops) {
       run();
       s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
-    std::nth_element(seconds.begin(), seconds.begin() + loops / 2, seconds.end());
-    return seconds[static_cast<std::size_t>(loops / 2)];
+    return median_of(seconds);
   };
   for (int i = 0; i < 100; ++i) kriek_parallel_for(body, nullptr, trips);  // the team started
   const double one = median([&] { body(nullptr, 0, 1); });
@@ -94,9 +111,6 @@ double cross_core_line_seconds(int rounds, bool chase) {
   constexpr std::size_t kLines = 2048;  // 128 KiB: in L2, out of L1
   Buffer buffer(kLines * 64);
   char* const data = buffer.data;
-  std::vector<std::size_t> order(kLines);
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(1));
   std::atomic<int> turn{0};  // 2r + 1: the writer wrote round r; 2r + 2: the reader read it
   const auto pin = [](std::thread& t, int cpu) {
     cpu_set_t one;
@@ -104,11 +118,7 @@ double cross_core_line_seconds(int rounds, bool chase) {
     CPU_SET(cpu, &one);
     pthread_setaffinity_np(t.native_handle(), sizeof one, &one);
   };
-  const auto write_all = [&] {
-    for (std::size_t i = 0; i < kLines; ++i) {
-      *reinterpret_cast<char* volatile*>(data + order[i] * 64) = data + order[(i + 1) % kLines] * 64;
-    }
-  };
+  const auto write_all = [&] { link_random_cycle(buffer); };  // untimed: every line the writer's
   const auto read_all = [data, chase] {
     const auto start = Clock::now();
     char* at = data;
@@ -150,11 +160,7 @@ double cross_core_line_seconds(int rounds, bool chase) {
   pin(reader, cpus[1]);
   writer.join();
   reader.join();
-  const auto median = [](std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  };
-  return std::max(0.0, median(remote) - median(local)) / static_cast<double>(kLines);
+  return std::max(0.0, median_of(remote) - median_of(local)) / static_cast<double>(kLines);
 }
 
 class Prober {
@@ -229,17 +235,6 @@ double rounded(double v) {
   if (!(v > 0)) return v;
   const double scale = std::pow(10.0, 2 - std::floor(std::log10(v)));
   return std::round(v * scale) / scale;
-}
-
-/// A buffer whose 64-byte lines hold pointers forming one random cycle through all of them.
-void link_random_cycle(Buffer& b) {
-  const std::size_t lines = b.bytes / 64;
-  std::vector<std::size_t> order(lines);
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin() + 1, order.end(), std::mt19937_64(1));
-  for (std::size_t i = 0; i < lines; ++i) {
-    *reinterpret_cast<void**>(b.data + order[i] * 64) = b.data + order[(i + 1) % lines] * 64;
-  }
 }
 
 std::string utc_now() {
