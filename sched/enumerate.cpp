@@ -83,6 +83,37 @@ bool batched_matmul(const Spec& spec) {
   return std::holds_alternative<Matmul>(spec.op) && spec.output().rank() == 3 && spec.output().shape[0] > 1;
 }
 
+/// A pointwise conv's output-channel tiles at the conv stage: all of them (the matmul below each row tiles them),
+/// and, where its filters do not fit half of L2, the widest block of whole vectors whose filters do, so a loop
+/// over those blocks outside the rows keeps one block in L2 for every row instead of streaming all the filters
+/// from memory per row; and, for a parallel loop only (`slab` is set to it), one slab per core, so each core
+/// keeps its share of the filters. ResNet-50's res4a_branch1 (1x28x28x512, 1x1x512x1024, stride 2) on 2
+/// threads: its rows split between the cores, each streaming all 2 MB of filters per row, 1336 us; its
+/// channels split, each core packing its half into L2 once, 714 us.
+std::vector<std::int64_t> pointwise_channel_tiles(const Spec& spec, const Target& target, bool parallel,
+                                                  std::int64_t& slab) {
+  const std::int64_t f = spec.output().shape.back();
+  std::vector<std::int64_t> tiles{f};
+  const std::int64_t width = target.vector_elements(spec.output().dtype);
+  if (width <= 1 || f % width != 0 || !target.has_level(Level::L2)) return tiles;
+  const std::int64_t per_channel = spec.input(1).bytes() / f;
+  const std::int64_t half_l2 = target.level(Level::L2).capacity / 2;
+  if (spec.input(1).bytes() > half_l2) {
+    std::int64_t block = width;
+    while (2 * block < f && 2 * block * per_channel <= half_l2) block *= 2;
+    if (block * per_channel <= half_l2) tiles.push_back(block);
+  }
+  const std::int64_t cores = std::max<std::int64_t>(1, target.cores);
+  const std::int64_t share = ((f + cores - 1) / cores + width - 1) / width * width;
+  if (!spec.serial_only && parallel && share < f &&
+      std::find(tiles.begin(), tiles.end(), share) == tiles.end()) {
+    tiles.push_back(share);
+    slab = share;
+  }
+  std::sort(tiles.begin(), tiles.end());
+  return tiles;
+}
+
 void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
   const Shape& shape = spec.output().shape;
   const std::size_t rank = shape.size();
@@ -107,7 +138,7 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
         slabs[d] = slab;
       }
     } else if (cp.pointwise && d + 1 == rank) {
-      grids.push_back({shape[d]});
+      grids.push_back(pointwise_channel_tiles(spec, target, worthwhile, slabs[d]));
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
     }

@@ -58,8 +58,10 @@
 //     line: oneDNN's Ohwi16o), output channels that fill whole vectors are tiled in whole vectors
 //     (a narrower tile only reaches the scalar direct_conv), and the output moves into a register level only as
 //     one unpadded output row of one image (to_matmul's M) or a single element (direct_conv);
-//     A pointwise conv (1x1 window, unpadded) tiles no output channels, slides nothing and moves only its
-//     filters: its dense rows (all of them, or one) are a matmul that tiles and packs the rest itself;
+//     A pointwise conv (1x1 window, unpadded) slides nothing and moves only its filters: its dense rows (all
+//     of them, or one) are a matmul that tiles and packs the rest itself; it tiles its output channels only
+//     into the widest block of whole vectors whose filters fit half of L2, where all of them do not (a block
+//     the rows below reuse from L2), and, in a parallel loop only, into one slab per core;
 //   - in registers: to_accum, then the filter rows by 1 and, once one row is left, the columns by 1 (a loop over
 //     the taps), then to_matmul, whose matmul[acc] the matmul search splits over the channels (K); no tile_out,
 //     slide or move (a register tile is cut before it moves in; packing inputs per register tile repeats the
@@ -90,8 +92,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// Bumped when enumerate_actions offers other actions: a table's frontiers are the best of the actions offered when
 /// they were solved, so a table of another version is rebuilt (cache/action_codec.cpp's vocabulary carries it).
 /// 1: conv rows also in one slab per core, as a parallel loop. 2: a conv accumulates in L1 too (its taps and
-/// channel blocks split there). 3: only in output tiles of several rows.
-inline constexpr int kEnumerateVersion = 3;
+/// channel blocks split there). 3: only in output tiles of several rows. 4: a pointwise conv's output channels
+/// also in blocks whose filters fit L2 and one slab per core.
+inline constexpr int kEnumerateVersion = 4;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <set>
 
 #include "helpers.h"
 #include "sched/enumerate.h"
@@ -161,6 +162,17 @@ TEST_CASE("enumerate: the conv path (memory stage, then taps one at a time in re
   CHECK_FALSE(only<MoveTo>(pointwise).empty());
   for (const MoveTo& m : only<MoveTo>(pointwise)) CHECK(m.operand == 1);
   CHECK(contains(pointwise, Action{ToMatmul{}}));  // four dense rows: one matmul of M = 40
+  // Filters beyond half of L2 (1.5 MiB; 1 MiB L2): also the widest block of whole vectors whose filters fit it,
+  // serial or parallel, and one slab per core as a parallel loop only.
+  std::set<std::pair<std::int64_t, bool>> channel_tiles;
+  for (const TileOut& x : only<TileOut>(enumerate_actions(conv({1, 4, 10, 512}, {1, 1, 512, 768}), t))) {
+    channel_tiles.insert({x.tile[3], x.parallel});
+  }
+  CHECK(channel_tiles == std::set<std::pair<std::int64_t, bool>>{{256, false}, {256, true}, {384, true},
+                                                                  {768, false}, {768, true}});
+  Spec serial_pointwise = conv({1, 4, 10, 512}, {1, 1, 512, 768});
+  serial_pointwise.serial_only = true;
+  for (const TileOut& x : only<TileOut>(enumerate_actions(serial_pointwise, t))) CHECK(x.tile[3] != 384);
   CHECK(contains(enumerate_actions(conv({1, 1, 10, 8}, {1, 1, 8, 32}), t), Action{ToMatmul{}}));
   Spec gaps = conv({1, 4, 10, 8}, {1, 1, 8, 32});
   gaps.operands[0].contiguous = false;  // rows with gaps between them: tile them first
