@@ -282,8 +282,9 @@ class Walk {
       };
       std::vector<CView> border;
       for (const Box& strip : pad_border(n.spec)) border.push_back(buffer.sub(coord(strip.origin), strip.shape));
-      const auto children =
-          pad_operands(ops, buffer, border, buffer.sub(coord(pad_interior_origin(n.spec)), ops[0].shape));
+      const auto children = pad_operands(n.spec, ops, buffer, border, [&](const Shape& at, const Shape& shape) {
+        return buffer.sub(coord(at), shape);
+      });
       for (std::size_t i = 0; i < children.size(); ++i) node(*n.children[i], children[i]);
     });
   }

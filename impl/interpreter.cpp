@@ -267,7 +267,8 @@ class Interpreter {
     const View whole = whole_view(buffer.data(), p.buffer.shape, p.buffer.layout);
     std::vector<View> border;
     for (const Box& strip : pad_border(n.spec)) border.push_back(whole.sub(strip.origin, strip.shape));
-    const auto children = pad_operands(ops, whole, border, whole.sub(pad_interior_origin(n.spec), ops[0].shape));
+    const auto children = pad_operands(n.spec, ops, whole, border,
+                                       [&](const Shape& at, const Shape& shape) { return whole.sub(at, shape); });
     for (std::size_t i = 0; i < children.size(); ++i) run(*n.children[i], children[i]);
   }
 

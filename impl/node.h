@@ -104,11 +104,15 @@ struct Pipeline {
 ///    Printed `flatten (inV: 3663 <- in, outV: 3663 <- out)`.
 struct Reshape {};
 
-/// Zero padding made real: a Conv with padding reads a buffer `buffer` (the image with its zero border, at a level
-/// and layout of its own) instead. Children: a Zero Spec of each strip of the border (pad_border: the padding rows
-/// above and below, then the padding columns left and right of the image's rows; only the border is cleared, the
-/// interior being overwritten next), load (Move Spec of the image into the buffer's interior), body (the same conv
-/// with pad 0 reading the buffer). Printed `pad[L1 1x1] imgp <- img`.
+/// The image made the way the conv reads it: a Conv with padding reads a buffer `buffer` (the image with its zero
+/// border, at a level and layout of its own) instead. Children: a Zero Spec of each strip of the border
+/// (pad_border: the padding rows above and below, then the padding columns left and right of the image's rows;
+/// only the border is cleared, the interior being overwritten next), load (Move Spec of the image into the
+/// buffer's interior), body (the same conv with pad 0 reading the buffer). Printed `pad[L1 1x1] imgp <- img`.
+/// An unpadded strided conv with a 1x1 window reads only every stride-th row and column of its image: its buffer
+/// holds just those pixels (pad_unstrides; oneDNN's reduce-to-unit-stride), the load walks the image with the
+/// stride (pad_image_walk), and the body is the conv with stride 1, whose output rows are one dense run of
+/// to_matmul's M. Printed `pad[L1 stride 2x2] imgp <- img`.
 struct PadOp {
   TensorSpec buffer;
 };
@@ -154,8 +158,15 @@ std::vector<std::vector<ViewDim>> reshape_views(const Spec& spec);
 std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad);
 /// Where the image sits in a PadOp's buffer: the padding before it in each buffer dimension.
 Shape pad_interior_origin(const Spec& spec);
-/// The shape of a padded conv's zero-bordered image: the image's, with the padding on both sides.
+/// The shape of a PadOp's buffer: a padded conv's image with the padding on both sides, or the pixels an
+/// unstriding one reads.
 Shape padded_image_shape(const Spec& spec);
+/// True when a PadOp of conv `spec` takes out its stride rather than padding it (see PadOp): unpadded, strided,
+/// a 1x1 window, a row-major image of more than one channel (the load's tiles are runs of channels).
+bool pad_unstrides(const Spec& spec);
+/// How a PadOp's load reads the image (reshaped's map): empty when it pads (the image as it is); when it
+/// unstrides, every dimension with step 1 but rows and columns, walked with the conv's stride.
+std::vector<ViewDim> pad_image_walk(const Spec& spec);
 /// A box of a buffer: its origin and shape.
 struct Box {
   Shape origin;
@@ -191,14 +202,18 @@ std::pair<std::vector<V>, std::vector<V>> pipeline_operands(const ImplNode& n, c
 }
 
 /// A PadOp node's operands for its children: each zero {a border strip}, load {image, the buffer's interior}, body
-/// (the buffer in place of the image). `border` are the buffer's sub-views of pad_border's boxes, `interior` its
-/// sub-view at pad_interior_origin of the image's shape.
-template <class V>
-std::vector<std::vector<V>> pad_operands(const std::vector<V>& ops, const V& buffer, const std::vector<V>& border,
-                                         const V& interior) {
+/// (the buffer in place of the image). `border` are the buffer's sub-views of pad_border's boxes; the image is
+/// read through pad_image_walk, and the interior is the buffer's sub-view at pad_interior_origin of what it reads
+/// (`interior_at` makes a sub-view of the buffer at an origin: the interpreter's and the code generator's views
+/// take their origins in different types).
+template <class V, class SubAt>
+std::vector<std::vector<V>> pad_operands(const Spec& spec, const std::vector<V>& ops, const V& buffer,
+                                         const std::vector<V>& border, SubAt interior_at) {
   std::vector<std::vector<V>> children;
   for (const V& strip : border) children.push_back({strip});
-  children.push_back({ops[0], interior});
+  const std::vector<ViewDim> walk = pad_image_walk(spec);
+  const V image = walk.empty() ? ops[0] : reshaped(ops[0], walk, padded_image_shape(spec));
+  children.push_back({image, interior_at(pad_interior_origin(spec), image.shape)});
   std::vector<V> body = ops;
   body[0] = buffer;
   children.push_back(std::move(body));

@@ -221,8 +221,10 @@ class Printer {
     const std::string buf = names[0] + "p";
     std::string where(level_name(p.buffer.level));
     if (p.buffer.layout != Layout::row_major()) where += " " + layout_text(p.buffer.layout);
-    emit(indent, "pad[" + where + " " + std::to_string(conv.pad[0]) + "x" + std::to_string(conv.pad[1]) + "] " + buf +
-                     " <- " + names[0], n);
+    const bool unstrides = pad_unstrides(n.spec);
+    const auto& amount = unstrides ? conv.stride : conv.pad;
+    emit(indent, "pad[" + where + (unstrides ? " stride " : " ") + std::to_string(amount[0]) + "x" +
+                     std::to_string(amount[1]) + "] " + buf + " <- " + names[0], n);
     Names body = names;
     body[0] = buf;
     std::vector<Names> child_names(n.children.size() - 2, Names{buf});  // the border's strips

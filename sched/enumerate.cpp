@@ -223,7 +223,7 @@ void slides(const Spec& spec, const ConvPath& cp, const Target& target, std::vec
 }
 
 void pad_images(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
-  if (!cp.padded || cp.in_registers) return;
+  if ((!cp.padded && !pad_unstrides(spec)) || cp.in_registers) return;
   for (Level l : memory_levels(target, spec.input(0).level)) {
     const PadImage p{l, Layout::row_major()};
     if (!pad_image_fails(p, spec, target)) out.emplace_back(p);

@@ -46,7 +46,8 @@
 //      layouts stay reachable by hand (the fluent API, the REPL) but the search does not try them;
 //   5. to_accum; 6. bufferize at each cut in GL, then L1, then VRF, row-major, then VRF in register panels
 //      where the intermediate's rows end in a partial register; 7. to_matmul; 8. pad_image at GL, L2, L1
-//      (those the target has, not slower than the image, holding the padded image), row-major; 9. flatten;
+//      (those the target has, not slower than the image, holding the padded image; for an unpadded strided
+//      pointwise conv the pixels it reads), row-major; 9. flatten;
 //      10. select of every legal kernel.
 // The conv path. A Conv is searched in two stages, the way brgemm convolutions work (an output block in
 // registers accumulating over taps x channels), so that its Specs do not multiply every tile by every split (a
@@ -61,7 +62,8 @@
 //     A pointwise conv (1x1 window, unpadded) slides nothing and moves only its filters: its dense rows (all
 //     of them, or one) are a matmul that tiles and packs the rest itself; it tiles its output channels only
 //     into the widest block of whole vectors whose filters fit half of L2, where all of them do not (a block
-//     the rows below reuse from L2), and, in a parallel loop only, into one slab per core;
+//     the rows below reuse from L2), and, in a parallel loop only, into one slab per core; a strided one may
+//     take out its stride (pad_image), which makes all its output rows one matmul;
 //   - in registers: to_accum, then the filter rows by 1 and, once one row is left, the columns by 1 (a loop over
 //     the taps), then to_matmul, whose matmul[acc] the matmul search splits over the channels (K); no tile_out,
 //     slide or move (a register tile is cut before it moves in; packing inputs per register tile repeats the
@@ -93,8 +95,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// they were solved, so a table of another version is rebuilt (cache/action_codec.cpp's vocabulary carries it).
 /// 1: conv rows also in one slab per core, as a parallel loop. 2: a conv accumulates in L1 too (its taps and
 /// channel blocks split there). 3: only in output tiles of several rows. 4: a pointwise conv's output channels
-/// also in blocks whose filters fit L2 and one slab per core.
-inline constexpr int kEnumerateVersion = 4;
+/// also in blocks whose filters fit L2 and one slab per core. 5: pad_image takes out the stride of a strided
+/// pointwise conv.
+inline constexpr int kEnumerateVersion = 5;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

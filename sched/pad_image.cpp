@@ -8,7 +8,7 @@ namespace {
 
 using namespace sched_detail;
 
-/// The padded image's buffer at the action's level and layout (assumes (1) and (2)).
+/// The buffer of the image as the conv reads it at the action's level and layout (assumes (1) and (2)).
 TensorSpec padded_buffer(const PadImage& a, const Spec& spec) {
   const TensorSpec& img = spec.input(0);
   TensorSpec buffer = img;
@@ -27,7 +27,9 @@ TensorSpec padded_buffer(const PadImage& a, const Spec& spec) {
 std::optional<NotApplicable> pad_image_fails(const PadImage& a, const Spec& spec, const Target& target) {
   const auto* conv = std::get_if<Conv>(&spec.op);
   if (conv == nullptr) return not_applicable("pad_image", 1, "pad_image needs a conv, not ", op_word(spec.op));
-  if (!conv->padded()) return not_applicable("pad_image", 2, "the conv has no padding");
+  if (!conv->padded() && !pad_unstrides(spec)) {
+    return not_applicable("pad_image", 2, "the conv has no padding and is no strided conv with a 1x1 window on a row-major image of channels");
+  }
   if (!target.has_level(a.level) || is_register_level(a.level)) {
     return not_applicable("pad_image", 3, "the buffer needs a memory level of target ", target.name, ", not ",
                           level_name(a.level));

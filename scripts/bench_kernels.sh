@@ -68,7 +68,7 @@ case $suite in
       "peer_naive|"
     ) ;;
   conv)
-    # ResNet-18/50 layers, batch 1, NHWC f32 (bench/README.md, section "Conv benchmark", says which is which).
+    # ResNet-18/50 layers (ResNet-50's wide ones last), batch 1, NHWC f32 (bench/README.md, section "Conv benchmark", says which is which).
     conv_layers=(
       conv1=1x224x224x3:7x7x64:s2:p3
       res2_3x3=1x56x56x64:3x3x64:p1
@@ -84,6 +84,10 @@ case $suite in
       res5a_3x3s2=1x14x14x256:3x3x512:s2:p1
       res5_3x3=1x7x7x512:3x3x512:p1
       res5_1x1up=1x7x7x512:1x1x2048
+      r50_res3a_1x1s2=1x56x56x256:1x1x512:s2
+      r50_res4_1x1up=1x14x14x256:1x1x1024
+      r50_res4a_1x1s2=1x28x28x512:1x1x1024:s2
+      r50_res5a_1x1s2=1x14x14x1024:1x1x2048:s2
     )
     sizes_full=$(IFS=,; echo "${conv_layers[*]}")
     sizes_quick=conv1=1x224x224x3:7x7x64:s2:p3,res2_3x3=1x56x56x64:3x3x64:p1

@@ -227,6 +227,36 @@ TEST_CASE("pad_image zeroes a buffer's border, moves the image in and convolves 
   CHECK(interprets_reference(sch.impl(), rng));
 }
 
+TEST_CASE("pad_image takes out the stride of a strided pointwise conv", "[sched][pad_image]") {
+  // Only the pixels the conv reads, every second row and column: a buffer of the output's rows and columns,
+  // loaded through a strided view, then the same conv with stride 1, whose rows make one matmul.
+  const Spec s = strided({1, 7, 6, 8}, {1, 1, 8, 16}, 2, 0);
+  CHECK(s.output().shape == Shape{1, 4, 3, 16});
+  CHECK(padded_image_shape(s) == Shape{1, 4, 3, 8});
+  CHECK(pad_border(s).empty());
+  const ImplPtr n = applied(PadImage{Level::L1, Layout::row_major()}, s);
+  REQUIRE(n->children.size() == 2);
+  CHECK(text(n->children[0]->spec) == "move (1x4x3x8 f32 GL row unaligned strided -> 1x4x3x8 f32 L1 row)");
+  CHECK(text(n->children[1]->spec) == "conv (1x4x3x8 f32 L1 row, 1x1x8x16 f32 GL row -> 1x4x3x16 f32 GL row)");
+  CHECK_THAT(print_impl(n), Contains("pad[L1 stride 2x2] imgp <- img"));
+  std::mt19937_64 rng(test_seed(11));
+  const Schedule sch = schedule(s, avx512()).apply(PadImage{Level::L1, Layout::row_major()}).focus("h2").apply(
+      ToMatmul{}).complete();
+  CHECK(interprets_reference(sch.impl(), rng));
+  // A stride in one dimension only, a batch of two.
+  const Spec rows = parse_spec("conv[stride=3x1] 2x7x5x4 1x1x4x8 f32", avx512());
+  CHECK(padded_image_shape(rows) == Shape{2, 3, 5, 4});
+  CHECK(interprets_reference(schedule(rows, avx512()).apply(PadImage{Level::GL, Layout::row_major()}).complete().impl(),
+                             rng));
+  // Not with a window, nor on an image without channels or of one channel (the load's runs are channels).
+  CHECK_THAT(reason(PadImage{Level::GL, Layout::row_major()}, strided({1, 7, 7, 8}, {3, 3, 8, 16}, 2, 0)),
+             Contains("pad_image (2)"));
+  CHECK_THAT(reason(PadImage{Level::GL, Layout::row_major()}, strided({7, 7}, {1, 1, 4}, 2, 0)),
+             Contains("pad_image (2)"));
+  CHECK_THAT(reason(PadImage{Level::GL, Layout::row_major()}, strided({1, 7, 7, 1}, {1, 1, 1, 4}, 2, 0)),
+             Contains("pad_image (2)"));
+}
+
 TEST_CASE("a padded, strided conv through its taps into the register-tiled matmul (golden)", "[sched][golden]") {
   // oneDNN's brgemm structure: per output row, a 4x16 register tile accumulates over the 3x3 taps and the
   // channels (bcast_fma over image pixels read every second column), filters packed in 16-channel panels.
