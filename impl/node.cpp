@@ -203,64 +203,18 @@ Spec reshape_child_spec(const Spec& spec) {
   return m;
 }
 
-std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
-  const auto* conv = std::get_if<Conv>(&spec.op);
-  const bool unstrides = pad_unstrides(spec);
-  KRIEK_ASSERT(conv != nullptr && (conv->padded() || unstrides), "a pad node implements a padded conv or takes "
-               "out the stride of a strided 1x1 one");
-  const TensorSpec& img = spec.input(0);
-  const Shape padded = padded_image_shape(spec);
-  KRIEK_ASSERT(pad.buffer.shape == padded && pad.buffer.dtype == img.dtype, "the pad buffer of ",
-               shape_text(img.shape), " must be ", shape_text(padded), ", not ", shape_text(pad.buffer.shape));
-  // The image as the load reads it: all of it, or (unstriding) its pixels every stride rows and columns, each a
-  // run of its channels, which start on a line where the image's channels fill whole lines.
-  TensorSpec read = img;
-  if (unstrides) {
-    read.shape = padded;
-    read.contiguous = false;
-    read.aligned = img.aligned && (img.shape.back() * static_cast<std::int64_t>(dtype_bytes(img.dtype))) % 64 == 0;
-  }
-  // The interior starts at the padding, which is no tile multiple: not aligned (unstriding: the whole buffer).
-  TensorSpec interior = tile_tensor(pad.buffer, read.shape);
-  interior.aligned = interior.aligned && unstrides;
-  Spec body = spec;
-  std::get<Conv>(body.op).pad = {0, 0};
-  if (unstrides) std::get<Conv>(body.op).stride = {1, 1};
-  body.operands[0] = as_read(pad.buffer, spec);
-  std::vector<Spec> children;
-  for (const Box& strip : pad_border(spec)) {
-    TensorSpec t = tile_tensor(pad.buffer, strip.shape);
-    // The strip above starts where the buffer does; the others at the padding or past the image.
-    const bool at_origin = std::all_of(strip.origin.begin(), strip.origin.end(), [](auto o) { return o == 0; });
-    t.aligned = pad.buffer.aligned && at_origin;
-    children.push_back(Spec{Zero{}, {t}, spec.serial_only});
-  }
-  children.push_back(Spec{Move{}, {read, interior}, spec.serial_only});
-  children.push_back(std::move(body));
-  return children;
-}
-
-bool pad_unstrides(const Spec& spec) {
-  const auto* conv = std::get_if<Conv>(&spec.op);
-  if (conv == nullptr || conv->padded()) return false;
-  // The load's tiles are runs of channels: the TensorSpecs below know no steps, so the innermost dimension must
-  // be channels (more than one) in a row-major image, never the stepped columns.
-  const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
-  return g.fh == 1 && g.fw == 1 && (g.stride[0] > 1 || g.stride[1] > 1) && g.rank >= 3 && g.c > 1 &&
-         spec.input(0).layout.kind == Layout::Kind::row_major;
-}
-
-std::vector<ViewDim> pad_image_walk(const Spec& spec) {
-  if (!pad_unstrides(spec)) return {};
-  const ConvGeometry g = conv_geometry(std::get<Conv>(spec.op), spec.input(0).shape, spec.input(1).shape);
-  std::vector<ViewDim> walk;
-  for (std::size_t d = 0; d < g.rank; ++d) walk.push_back(ViewDim{d, 1});
-  walk[g.row_dim].step = g.stride[0];
-  walk[g.row_dim + 1].step = g.stride[1];
-  return walk;
-}
-
 namespace {
+
+ConvGeometry geometry_of(const Spec& spec) {
+  return conv_geometry(std::get<Conv>(spec.op), spec.input(0).shape, spec.input(1).shape);
+}
+
+/// pad_unstrides on a conv's geometry. The load's tiles are runs of channels: the TensorSpecs below know no steps,
+/// so the innermost dimension must be channels (more than one) in a row-major image, never the stepped columns.
+bool unstrides(const Spec& spec, const ConvGeometry& g) {
+  return !std::get<Conv>(spec.op).padded() && g.fh == 1 && g.fw == 1 && (g.stride[0] > 1 || g.stride[1] > 1) &&
+         g.rank >= 3 && g.c > 1 && spec.input(0).layout.kind == Layout::Kind::row_major;
+}
 
 /// The padding before the image in each dimension of the padded buffer.
 Shape interior_origin(const ConvGeometry& g) {
@@ -276,11 +230,69 @@ Shape padded_shape(Shape image, const Shape& origin) {
   return image;
 }
 
-ConvGeometry geometry_of(const Spec& spec) {
-  return conv_geometry(std::get<Conv>(spec.op), spec.input(0).shape, spec.input(1).shape);
+/// padded_image_shape on a conv's geometry.
+Shape buffer_shape(const Spec& spec, const ConvGeometry& g) {
+  Shape image = spec.input(0).shape;
+  if (!unstrides(spec, g)) return padded_shape(std::move(image), interior_origin(g));
+  image[g.row_dim] = g.oh;
+  image[g.row_dim + 1] = g.ow;
+  return image;
 }
 
 }  // namespace
+
+std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
+  const auto* conv = std::get_if<Conv>(&spec.op);
+  KRIEK_ASSERT(conv != nullptr, "a pad node implements a conv");
+  const ConvGeometry g = geometry_of(spec);
+  const bool unstriding = unstrides(spec, g);
+  KRIEK_ASSERT(conv->padded() || unstriding, "a pad node implements a padded conv or takes out the stride of a "
+               "strided 1x1 one");
+  const TensorSpec& img = spec.input(0);
+  const Shape padded = buffer_shape(spec, g);
+  KRIEK_ASSERT(pad.buffer.shape == padded && pad.buffer.dtype == img.dtype, "the pad buffer of ",
+               shape_text(img.shape), " must be ", shape_text(padded), ", not ", shape_text(pad.buffer.shape));
+  // The image as the load reads it: all of it, or (unstriding) its pixels every stride rows and columns, each a
+  // run of its channels, which start on a line where the image's channels fill whole lines.
+  TensorSpec read = img;
+  if (unstriding) {
+    read.shape = padded;
+    read.contiguous = false;
+    read.aligned = img.aligned && (img.shape.back() * static_cast<std::int64_t>(dtype_bytes(img.dtype))) % 64 == 0;
+  }
+  // The interior starts at the padding, which is no tile multiple: not aligned (unstriding: the whole buffer).
+  TensorSpec interior = tile_tensor(pad.buffer, read.shape);
+  interior.aligned = interior.aligned && unstriding;
+  Spec body = spec;
+  std::get<Conv>(body.op).pad = {0, 0};
+  if (unstriding) std::get<Conv>(body.op).stride = {1, 1};
+  body.operands[0] = as_read(pad.buffer, spec);
+  std::vector<Spec> children;
+  for (const Box& strip : pad_border(spec)) {
+    TensorSpec t = tile_tensor(pad.buffer, strip.shape);
+    // The strip above starts where the buffer does; the others at the padding or past the image.
+    const bool at_origin = std::all_of(strip.origin.begin(), strip.origin.end(), [](auto o) { return o == 0; });
+    t.aligned = pad.buffer.aligned && at_origin;
+    children.push_back(Spec{Zero{}, {t}, spec.serial_only});
+  }
+  children.push_back(Spec{Move{}, {read, interior}, spec.serial_only});
+  children.push_back(std::move(body));
+  return children;
+}
+
+bool pad_unstrides(const Spec& spec) {
+  return std::holds_alternative<Conv>(spec.op) && unstrides(spec, geometry_of(spec));
+}
+
+std::vector<ViewDim> pad_image_walk(const Spec& spec) {
+  const ConvGeometry g = geometry_of(spec);
+  if (!unstrides(spec, g)) return {};
+  std::vector<ViewDim> walk;
+  for (std::size_t d = 0; d < g.rank; ++d) walk.push_back(ViewDim{d, 1});
+  walk[g.row_dim].step = g.stride[0];
+  walk[g.row_dim + 1].step = g.stride[1];
+  return walk;
+}
 
 std::vector<Box> pad_border(const Spec& spec) {
   const Shape& image = spec.input(0).shape;
@@ -310,14 +322,7 @@ std::vector<Box> pad_border(const Spec& spec) {
   return strips;
 }
 
-Shape padded_image_shape(const Spec& spec) {
-  if (!pad_unstrides(spec)) return padded_shape(spec.input(0).shape, pad_interior_origin(spec));
-  const ConvGeometry g = geometry_of(spec);
-  Shape read = spec.input(0).shape;
-  read[g.row_dim] = g.oh;
-  read[g.row_dim + 1] = g.ow;
-  return read;
-}
+Shape padded_image_shape(const Spec& spec) { return buffer_shape(spec, geometry_of(spec)); }
 
 Shape pad_interior_origin(const Spec& spec) { return interior_origin(geometry_of(spec)); }
 

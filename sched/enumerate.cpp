@@ -83,35 +83,36 @@ bool batched_matmul(const Spec& spec) {
   return std::holds_alternative<Matmul>(spec.op) && spec.output().rank() == 3 && spec.output().shape[0] > 1;
 }
 
-/// A pointwise conv's output-channel tiles at the conv stage: all of them (the matmul below each row tiles them),
-/// and, where its filters do not fit half of L2, the widest block of whole vectors whose filters do, so a loop
-/// over those blocks outside the rows keeps one block in L2 for every row instead of streaming all the filters
-/// from memory per row; and, for a parallel loop only (`slab` is set to it), one slab per core, so each core
-/// keeps its share of the filters. ResNet-50's res4a_branch1 (1x28x28x512, 1x1x512x1024, stride 2) on 2
-/// threads: its rows split between the cores, each streaming all 2 MB of filters per row, 1336 us; its
-/// channels split, each core packing its half into L2 once, 714 us.
-std::vector<std::int64_t> pointwise_channel_tiles(const Spec& spec, const Target& target, bool parallel,
-                                                  std::int64_t& slab) {
+/// A pointwise conv's output-channel tiles at the conv stage (ascending): all of them (the matmul below each row
+/// tiles them) and, where its filters do not fit half of L2, the widest block of whole vectors whose filters do, so
+/// a loop over those blocks outside the rows keeps one block in L2 for every row instead of streaming all the
+/// filters from memory per row (ResNet-50's res4a_branch1, 2 MB of filters, 1 thread: 71 -> 149 GFLOP/s).
+std::vector<std::int64_t> pointwise_channel_tiles(const Spec& spec, const Target& target) {
   const std::int64_t f = spec.output().shape.back();
-  std::vector<std::int64_t> tiles{f};
   const std::int64_t width = target.vector_elements(spec.output().dtype);
-  if (width <= 1 || f % width != 0 || !target.has_level(Level::L2)) return tiles;
+  if (width <= 1 || f % width != 0 || !target.has_level(Level::L2)) return {f};
   const std::int64_t per_channel = spec.input(1).bytes() / f;
   const std::int64_t half_l2 = target.level(Level::L2).capacity / 2;
-  if (spec.input(1).bytes() > half_l2) {
-    std::int64_t block = width;
-    while (2 * block < f && 2 * block * per_channel <= half_l2) block *= 2;
-    if (block * per_channel <= half_l2) tiles.push_back(block);
-  }
-  const std::int64_t cores = std::max<std::int64_t>(1, target.cores);
-  const std::int64_t share = ((f + cores - 1) / cores + width - 1) / width * width;
-  if (!spec.serial_only && parallel && share < f &&
-      std::find(tiles.begin(), tiles.end(), share) == tiles.end()) {
-    tiles.push_back(share);
-    slab = share;
-  }
-  std::sort(tiles.begin(), tiles.end());
-  return tiles;
+  if (spec.input(1).bytes() <= half_l2) return {f};
+  std::int64_t block = width;
+  while (2 * block < f && 2 * block * per_channel <= half_l2) block *= 2;
+  if (block * per_channel > half_l2) return {f};
+  return {block, f};
+}
+
+/// One slab of `extent` per core, ceil(extent / cores) in whole `multiple`s, for a parallel loop only: added to
+/// the ascending `grid` and returned, so that the serial loop skips it; 0 when it cuts nothing or the grid has it
+/// already (a tile both loops take). A conv's rows: each core reads the rows of the image that its share of the
+/// image copy wrote (res3_3x3 on 2 threads: 643 -> 610 us); a pointwise conv's output channels, in whole vectors:
+/// each core keeps its share of the filters (ResNet-50's res4a_branch1 on 2 threads, whose rows split made each
+/// core stream all 2 MB of filters per row: 1336 -> 684 us).
+std::int64_t add_core_slab(std::vector<std::int64_t>& grid, std::int64_t extent, std::int64_t cores,
+                           std::int64_t multiple) {
+  const std::int64_t slab = ((extent + cores - 1) / cores + multiple - 1) / multiple * multiple;
+  const auto at = std::lower_bound(grid.begin(), grid.end(), slab);
+  if (slab >= extent || (at != grid.end() && *at == slab)) return 0;
+  grid.insert(at, slab);
+  return slab;
 }
 
 void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
@@ -124,21 +125,20 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
   const std::int64_t width = target.vector_elements(spec.output().dtype);
   const bool batched = batched_matmul(spec);
   const bool worthwhile = parallel_worthwhile(spec);
-  // A conv's rows also in one slab per core, as a parallel loop only: each core then reads the rows of the image
-  // that its share of the image copy wrote (res3_3x3 on 2 threads: 610 against 643 us).
+  // A conv's rows, and a pointwise conv's output channels, also in one slab per core (add_core_slab).
+  const bool core_slabs = cp.own && !spec.serial_only && worthwhile;
   const std::int64_t cores = std::max<std::int64_t>(1, target.cores);
   std::vector<std::int64_t> slabs(rank, 0);
   for (std::size_t d = 0; d < rank; ++d) {
     // 3 and 6 make register tiles' rows; the innermost dimension is cut by vector widths (powers of two).
     if (d < row_dims) {
       grids.push_back(shape[d] > 1 ? std::vector<std::int64_t>{1, shape[d]} : std::vector<std::int64_t>{1});
-      const std::int64_t slab = (shape[d] + cores - 1) / cores;
-      if (cp.own && !spec.serial_only && worthwhile && slab > 1 && slab < shape[d]) {
-        grids.back().insert(grids.back().begin() + 1, slab);
-        slabs[d] = slab;
-      }
+      if (core_slabs) slabs[d] = add_core_slab(grids.back(), shape[d], cores, 1);
     } else if (cp.pointwise && d + 1 == rank) {
-      grids.push_back(pointwise_channel_tiles(spec, target, worthwhile, slabs[d]));
+      grids.push_back(pointwise_channel_tiles(spec, target));
+      if (core_slabs && width > 1 && shape[d] % width == 0) {
+        slabs[d] = add_core_slab(grids.back(), shape[d], cores, width);
+      }
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
     }
@@ -223,7 +223,7 @@ void slides(const Spec& spec, const ConvPath& cp, const Target& target, std::vec
 }
 
 void pad_images(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
-  if ((!cp.padded && !pad_unstrides(spec)) || cp.in_registers) return;
+  if (!cp.own || cp.in_registers) return;  // which convs have a buffer to make is pad_image_fails' (2)
   for (Level l : memory_levels(target, spec.input(0).level)) {
     const PadImage p{l, Layout::row_major()};
     if (!pad_image_fails(p, spec, target)) out.emplace_back(p);

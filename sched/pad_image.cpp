@@ -28,7 +28,8 @@ std::optional<NotApplicable> pad_image_fails(const PadImage& a, const Spec& spec
   const auto* conv = std::get_if<Conv>(&spec.op);
   if (conv == nullptr) return not_applicable("pad_image", 1, "pad_image needs a conv, not ", op_word(spec.op));
   if (!conv->padded() && !pad_unstrides(spec)) {
-    return not_applicable("pad_image", 2, "the conv has no padding and is no strided conv with a 1x1 window on a row-major image of channels");
+    return not_applicable("pad_image", 2, "the conv has no padding and is no strided conv with a 1x1 window on a "
+                          "row-major image of channels");
   }
   if (!target.has_level(a.level) || is_register_level(a.level)) {
     return not_applicable("pad_image", 3, "the buffer needs a memory level of target ", target.name, ", not ",
