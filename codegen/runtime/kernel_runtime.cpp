@@ -5,10 +5,11 @@
 //
 // A team of threads of its own (a kernel needs no OpenMP runtime, which the C compiler the LLVM backend must not
 // need ships, and no TBB). A loop's iterations are cut into one contiguous range per thread (OpenMP's
-// schedule(static), which the cost model's cross-core lines assume), and every range goes to whichever thread
-// claims it first, the caller included: on a busy machine a worker that is not scheduled leaves its range to the
-// caller, where an OpenMP static team waits at its barrier (relu 2048x2048, 2 threads at load 3 on 2 cores: 2.3
-// GFLOP/s with claimed ranges, 0.35-0.5 on libgomp). Between loops the workers spin for kSpin before they sleep, as
+// schedule(static), which the cost model's cross-core lines assume). Range i is thread i's (the caller is thread
+// 0) as in a static schedule, so a kernel called again finds its slice of the operands in the same core's caches;
+// but a thread that has finished its own range claims any range still unclaimed, the caller included: on a busy
+// machine a worker that is not scheduled leaves its range to the caller, where an OpenMP static team waits at its
+// barrier (relu 2048x2048, 2 threads at load 3 on 2 cores: 2.3 GFLOP/s with claimed ranges, 0.35-0.5 on libgomp). Between loops the workers spin for kSpin before they sleep, as
 // OpenMP's do: a kernel called again meanwhile starts in the time one cache line takes between the cores instead
 // of a sleeping thread's wake-up (Sapphire Rapids, 2 cores: about 6,000 cycles on TBB, whose workers sleep at
 // once). One loop runs on the team at a time; a loop that finds it busy (a second caller thread) runs serially.
@@ -35,6 +36,9 @@ using Body = void (*)(void*, std::int64_t, std::int64_t);
 /// The most ranges one loop is cut into (next_'s 16 bits of them).
 constexpr std::int64_t kMaxParts = 0xffff;
 
+/// The words of claim bits, one bit per range.
+constexpr int kClaimWords = (kMaxParts + 63) / 64;
+
 /// How long an idle worker spins before it sleeps.
 constexpr std::chrono::microseconds kSpin{200};
 
@@ -51,7 +55,8 @@ inline void relax() { __builtin_ia32_pause(); }
 class Team {
  public:
   explicit Team(int threads) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { work(); });
+    for (std::atomic<std::uint64_t>& word : claimed_) word.store(~std::uint64_t{0}, std::memory_order_relaxed);
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
   }
   ~Team() {
     {
@@ -74,42 +79,69 @@ class Team {
     body_ = body;
     context_ = context;
     trips_ = trips;
+    parts_ = parts;
     done_.store(0, std::memory_order_relaxed);
-    // Only busy_'s holder starts a loop; claims change the low bits only.
+    // The loop's claim bits: clear for its ranges, set past them. A claim that reads one of these words sees the
+    // loop's body, context and trips (release), whenever the claimer learnt of the loop.
+    for (int w = 0; w < words_of(parts); ++w) {
+      const int free = std::min(64, parts - 64 * w);
+      claimed_[w].store(free == 64 ? 0 : ~std::uint64_t{0} << free, std::memory_order_release);
+    }
+    // Only busy_'s holder starts a loop.
     const std::uint64_t generation = (generation_of(next_.load(std::memory_order_relaxed)) + 1) & 0xffffffffu;
-    const std::uint64_t start = generation << 32 | static_cast<std::uint64_t>(parts) << 16;
+    const std::uint64_t start = generation << 32 | static_cast<std::uint64_t>(parts);
     next_.store(start, std::memory_order_seq_cst);  // publishes the loop: workers spin on next_
     if (sleepers_.load(std::memory_order_seq_cst) > 0) {
       { std::lock_guard<std::mutex> lock(sleep_mutex_); }
       wake_.notify_all();
     }
-    claim(start);
+    claim(0, parts);
     while (done_.load(std::memory_order_acquire) != parts) relax();
   }
 
  private:
-  // next_ packs the loop's generation (bits 32-63), its ranges (16-31) and the next range to claim (0-15), so that
-  // a claim is one compare-and-swap that fails for a loop that has ended: the loop's body, context and trips are
-  // read only by a thread that claimed one of its ranges, and its caller rewrites them only once every range is
-  // done.
+  // next_ packs the loop's generation (bits 32-63) and its ranges (0-31); claimed_ has a bit per range, set by the
+  // thread that runs it. Between loops every claim bit is set (every range of the last loop ran; the bits past its
+  // ranges were set when it began), so a thread that learnt of a loop late claims nothing, or a range of the loop
+  // that runs now, whose body, context and trips it reads only after its claim.
   static std::uint64_t generation_of(std::uint64_t next) { return next >> 32; }
-  static std::int64_t parts_of(std::uint64_t next) { return static_cast<std::int64_t>((next >> 16) & 0xffff); }
-  static std::int64_t index_of(std::uint64_t next) { return static_cast<std::int64_t>(next & 0xffff); }
+  static int parts_of(std::uint64_t next) { return static_cast<int>(next & 0xffffffffu); }
+  static int words_of(int parts) { return (parts + 63) / 64; }
 
-  /// Runs ranges of the loop of `next` (a value of next_) until none is left or another loop began.
-  void claim(std::uint64_t next) {
-    const std::uint64_t generation = generation_of(next);
-    while (generation_of(next) == generation && index_of(next) < parts_of(next)) {
-      if (!next_.compare_exchange_weak(next, next + 1, std::memory_order_acq_rel, std::memory_order_acquire)) continue;
-      const std::int64_t p = index_of(next), n = parts_of(next);
-      const std::int64_t first = trips_ * p / n, end = trips_ * (p + 1) / n;
-      if (first < end) body_(context_, first, end);
-      done_.fetch_add(1, std::memory_order_release);
-      next = next_.load(std::memory_order_acquire);
+  /// Claims range `r` if it is unclaimed.
+  bool try_claim(int r) {
+    std::atomic<std::uint64_t>& word = claimed_[r / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (r % 64);
+    std::uint64_t bits = word.load(std::memory_order_relaxed);
+    while (!(bits & bit)) {
+      if (word.compare_exchange_weak(bits, bits | bit, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /// Runs range r of the loop that runs now.
+  void run_range(int r) {
+    const std::int64_t first = trips_ * r / parts_, end = trips_ * (r + 1) / parts_;
+    if (first < end) body_(context_, first, end);
+    done_.fetch_add(1, std::memory_order_release);
+  }
+
+  /// Thread `self`'s part of a loop of `parts` ranges: its own range (as in a static schedule) and then, in
+  /// order, any other that nobody has claimed yet.
+  void claim(int self, int parts) {
+    if (self < parts && try_claim(self)) run_range(self);
+    for (int w = 0; w < words_of(parts); ++w) {
+      for (std::uint64_t free = ~claimed_[w].load(std::memory_order_relaxed); free != 0;
+           free = ~claimed_[w].load(std::memory_order_relaxed)) {
+        const int r = 64 * w + __builtin_ctzll(free);
+        if (try_claim(r)) run_range(r);
+      }
     }
   }
 
-  void work() {
+  void work(int self) {
     std::uint64_t seen = generation_of(next_.load(std::memory_order_acquire));
     while (true) {
       std::uint64_t next = next_.load(std::memory_order_acquire);
@@ -129,18 +161,20 @@ class Team {
       }
       if (stop_.load()) return;
       seen = generation_of(next);
-      claim(next);
+      claim(self, parts_of(next));
     }
   }
 
   std::vector<std::thread> workers_;
   std::mutex busy_;  ///< held by the loop that runs on the team
-  // The current loop, written by its caller (holding busy_) before it publishes next_, on next_'s cache line: a
-  // worker's claim brings them along.
   alignas(64) std::atomic<std::uint64_t> next_{0};
-  Body body_ = nullptr;
+  // The current loop, written by its caller (holding busy_) before it resets the claim bits, on the cache line of
+  // the first ones: a claim brings them along.
+  alignas(64) Body body_ = nullptr;
   void* context_ = nullptr;
   std::int64_t trips_ = 0;
+  int parts_ = 0;
+  std::atomic<std::uint64_t> claimed_[kClaimWords];  ///< a bit per range, set when it is claimed
   alignas(64) std::atomic<int> done_{0};  ///< ranges finished
   alignas(64) std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};

@@ -1,10 +1,12 @@
 // kriek's kernel runtime (codegen/runtime/kernel_runtime.cpp) on its own: every iteration of a loop runs exactly
 // once, in one contiguous range per thread, whatever the team size, the trip count and the callers (loops back to
-// back, after the workers went to sleep, from several threads at once, from a thread the team is busy for).
+// back, after the workers went to sleep, from several threads at once, from a thread the team is busy for); the
+// caller runs the first range, as in a static schedule.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -76,5 +78,37 @@ TEST_CASE("loops from several threads at once each run every iteration once", "[
   }
   for (std::thread& t : callers) t.join();
   CHECK(bad.load() == 0);
+  kriek_runtime_set_threads(0);
+}
+
+namespace {
+
+/// Which thread ran each range of a loop of 2 iterations; the second sleeps, so it is the last to end.
+struct Runners {
+  std::mutex mutex;
+  std::thread::id of[2];
+};
+
+void note_runner(void* context, std::int64_t first, std::int64_t end) {
+  auto& r = *static_cast<Runners*>(context);
+  for (std::int64_t i = first; i < end; ++i) {
+    if (i == 1) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.of[i] = std::this_thread::get_id();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the caller runs the first range of every loop", "[codegen][runtime]") {
+  // Range 0 is the caller's, as thread 0 of a static schedule: a kernel called again finds its slice in the same
+  // core's caches. Another thread could take it only by finishing its own 20 ms range first.
+  kriek_runtime_set_threads(2);
+  for (int i = 0; i < 5; ++i) {
+    Runners r;
+    kriek_parallel_for(note_runner, &r, 2);
+    CHECK(r.of[0] == std::this_thread::get_id());
+    CHECK(r.of[1] != std::thread::id());
+  }
   kriek_runtime_set_threads(0);
 }
