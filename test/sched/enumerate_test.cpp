@@ -257,6 +257,30 @@ TEST_CASE("enumerate: a conv's rows in one slab per core, as a parallel loop onl
   for (const TileOut& t : only<TileOut>(enumerate_actions(serial, avx512()))) CHECK(t.tile[1] != 14);
 }
 
+TEST_CASE("enumerate: a matmul's rows in one slab per core, as a parallel loop only", "[sched][enumerate]") {
+  // 82 rows on 2 cores: slabs of 41, which the grid (powers of two, 3 and 6) lacks: its 64 leaves 18 rows to one
+  // core after the parallel loop.
+  const Spec s = matmul({82, 99}, {99, 63});
+  auto has = [](const Spec& spec, const Shape& tile, bool parallel) {
+    const std::vector<TileOut> tiles = only<TileOut>(enumerate_actions(spec, avx512()));
+    return std::find(tiles.begin(), tiles.end(), TileOut{tile, parallel}) != tiles.end();
+  };
+  CHECK(has(s, {41, 63}, true));
+  CHECK_FALSE(has(s, {41, 63}, false));
+  CHECK(has(s, {64, 63}, true));
+  CHECK(has(s, {64, 63}, false));
+  Spec serial = s;
+  serial.serial_only = true;
+  for (const TileOut& t : only<TileOut>(enumerate_actions(serial, avx512()))) CHECK(t.tile[0] != 41);
+  // A grid tile that halves the rows is the slab already; columns are not cut in slabs (whole vectors).
+  CHECK(has(matmul({128, 64}, {64, 63}), {64, 63}, true));
+  for (const TileOut& t : only<TileOut>(enumerate_actions(matmul({64, 64}, {64, 200}), avx512()))) {
+    CHECK(t.tile[1] != 100);
+    CHECK(t.tile[1] != 112);
+  }
+  check_all_apply(s, avx512());
+}
+
 TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][enumerate]") {
   const auto z = enumerate_actions(zero({1, 16}), avx512());
   CHECK(contains(z, Action{MoveTo{0, Level::VRF, Layout::row_major(), 16}}));
