@@ -100,19 +100,22 @@ std::vector<std::int64_t> pointwise_channel_tiles(const Spec& spec, const Target
   return {block, f};
 }
 
-/// One slab of `extent` per core, ceil(extent / cores) in whole `multiple`s, for a parallel loop only: added to
+/// One slab of `extent` per core, floor(extent / cores) in whole `multiple`s, for a parallel loop only: added to
 /// the ascending `grid` and returned, so that the serial loop skips it; 0 when it cuts nothing or the grid has it
-/// already (a tile both loops take). A conv's rows: each core reads the rows of the image that its share of the
-/// image copy wrote (res3_3x3 on 2 threads: 643 -> 610 us); a pointwise conv's output channels, in whole vectors:
-/// each core keeps its share of the filters (ResNet-50's res4a_branch1 on 2 threads, whose rows split made each
-/// core stream all 2 MB of filters per row: 1336 -> 684 us); a matmul's rows: a tile of the grid that does not
-/// divide them leaves its boundary to run after the parallel loop, on one core (82x99x63 on 2 threads: 4.72 -> 4.06
-/// us in rows of 41; 200^3 49.5 -> 46.9 us in rows of 100).
+/// already (a tile both loops take). Rounded down, since a parallel loop's boundary runs after it, on one core:
+/// 7 rows in slabs of 4 are one slab and a boundary of 3, all serial (a 7x7 conv's 3x3 on 2 threads: 1783 us); in
+/// slabs of 3, two slabs in parallel and one row after them (1170 us). A conv's rows: each core reads the rows of
+/// the image that its share of the image copy wrote (res3_3x3 on 2 threads: 643 -> 610 us); a pointwise conv's
+/// output channels, in whole vectors: each core keeps its share of the filters (ResNet-50's res4a_branch1 on 2
+/// threads, whose rows split made each core stream all 2 MB of filters per row: 1336 -> 684 us); a matmul's rows:
+/// a tile of the grid that does not divide them leaves its boundary to run after the parallel loop, on one core
+/// (82x99x63 on 2 threads: 4.78 -> 3.70 us in rows of 41; 1000^3 6.80 -> 5.63 ms, its 488-column boundary in rows
+/// of 500).
 std::int64_t add_core_slab(std::vector<std::int64_t>& grid, std::int64_t extent, std::int64_t cores,
                            std::int64_t multiple) {
-  const std::int64_t slab = ((extent + cores - 1) / cores + multiple - 1) / multiple * multiple;
+  const std::int64_t slab = extent / cores / multiple * multiple;
   const auto at = std::lower_bound(grid.begin(), grid.end(), slab);
-  if (slab >= extent || (at != grid.end() && *at == slab)) return 0;
+  if (slab < multiple || slab >= extent || (at != grid.end() && *at == slab)) return 0;
   grid.insert(at, slab);
   return slab;
 }

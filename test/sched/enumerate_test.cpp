@@ -255,6 +255,10 @@ TEST_CASE("enumerate: a conv's rows in one slab per core, as a parallel loop onl
   serial.serial_only = true;
   CHECK(std::none_of(tiles.begin(), tiles.end(), [](const TileOut& t) { return t.tile[1] == 14 && !t.parallel; }));
   for (const TileOut& t : only<TileOut>(enumerate_actions(serial, avx512()))) CHECK(t.tile[1] != 14);
+  // 7 rows: slabs of 3 (two in parallel, one row after them), not 4 (one slab and a serial boundary of 3).
+  const std::vector<TileOut> odd = only<TileOut>(enumerate_actions(conv({1, 9, 9, 64}, {3, 3, 64, 64}), avx512()));
+  CHECK(std::find(odd.begin(), odd.end(), TileOut{{1, 3, 7, 64}, true}) != odd.end());
+  CHECK(std::none_of(odd.begin(), odd.end(), [](const TileOut& t) { return t.tile[1] == 4; }));
 }
 
 TEST_CASE("enumerate: a matmul's rows in one slab per core, as a parallel loop only", "[sched][enumerate]") {
@@ -278,6 +282,10 @@ TEST_CASE("enumerate: a matmul's rows in one slab per core, as a parallel loop o
     CHECK(t.tile[1] != 100);
     CHECK(t.tile[1] != 112);
   }
+  // An odd extent in slabs rounded down: 127 rows are two slabs of 63 in parallel and one row after them (slabs of
+  // 64 would be one slab and a serial boundary of 63).
+  CHECK(has(matmul({127, 256}, {256, 64}), {63, 64}, true));
+  CHECK_FALSE(has(matmul({127, 256}, {256, 64}), {63, 64}, false));
   check_all_apply(s, avx512());
 }
 
