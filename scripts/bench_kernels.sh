@@ -122,7 +122,8 @@ build=$root/build-peers
 results=$root/bench/results
 mkdir -p "$results"
 csv=$results/$name.csv log=$results/$name.log search_csv=$results/${name}_search.csv
-rm -f "$csv"
+speedup_csv=$results/${name}_speedup.csv
+rm -f "$csv" "$speedup_csv"
 exec > >(tee "$log") 2>&1
 report_flags=()
 if [ $synthesize = 1 ]; then
@@ -160,14 +161,18 @@ for t in "${thread_list[@]}"; do
       echo "bench: $exe with $envs skipped: this CPU has no $needs"; continue
     fi
     # shellcheck disable=SC2086  # $envs is a list of words for env(1)
+    # With 2+ threads kriek's speed-up is also timed within the process (its parallel and serial kernels
+    # alternating), which the ratio of two processes' medians below cannot be on a noisy machine.
+    paired=(); [ "$t" -gt 1 ] && ((${#kriek[@]})) && paired=(--speedup-csv "$speedup_csv")
     env $envs OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" BLIS_NUM_THREADS="$t" \
       taskset -c "$cpus" "$build/$exe" "${driver_flags[@]}" --threads "$t" --peak "$peak" --csv "$csv" \
-      "${kriek[@]}" || { rc=$?; echo "bench: $exe exited with $rc"; status=1; }
+      "${kriek[@]}" "${paired[@]}" || { rc=$?; echo "bench: $exe exited with $rc"; status=1; }
   done
 done
 
 # 5. Tables and plot (system python: Debian's matplotlib).
 python=/usr/bin/python3; [ -x $python ] || python=python3
+[ -s "$speedup_csv" ] && report_flags+=(--speedup "$speedup_csv")
 $python "$root/bench/peers/report.py" "$csv" --png "$results/$name.png" --md "$results/$name.md" \
   "${report_flags[@]}" || status=1
 echo "bench: results in $results ($name.csv, $name.md, $name.png, $name.log${report_flags:+, ${name}_search.csv})"

@@ -178,16 +178,62 @@ void append_csv(const Options& o, const Problem& p, const Result& r) {
       << csv_field(r.excluded) << ',' << csv_field(o.process) << '\n';
 }
 
+/// kriek's parallel kernel against its serial one (`_t1`), both in this process on the same buffers, alternating
+/// round by round: the speed-up as a median of per-round ratios. Two processes' medians (one pinned to one CPU,
+/// one on all of them) differ by up to a quarter on a shared VM for reasons of their own (the naive runner's
+/// process measured some 2-thread kernels 10-25% slower than oneDNN's process in the same run); a paired ratio
+/// does not carry that. Appends a row to o.speedup_csv; nothing when the library has no serial variant.
+void paired_speedup(const Options& o, const Problem& p, const float* A, const float* B, float* C, bool packed) {
+  RunnerPtr par = make_kriek_runner(o, packed), ser = make_kriek_runner(o, packed);
+  if (!par->unsupported(p, o.threads).empty() || !ser->unsupported(p, 1).empty()) return;
+  par->prepare(p, A, B, C, o.threads);
+  ser->prepare(p, A, B, C, 1);
+  if (par->kernel() != ser->kernel()) {
+    const auto calls_for = [&](Runner& r) {
+      int warm = 0;
+      const auto t0 = Clock::now();
+      do { r.run(), ++warm; } while (ms_since(t0) < o.warmup_ms);
+      return std::max(1, int(std::ceil(o.min_rep_ms / std::max(ms_since(t0) / warm, 1e-6))));
+    };
+    const int par_calls = calls_for(*par), ser_calls = calls_for(*ser);
+    std::vector<double> ratio;
+    for (int rep = 0; rep < o.reps; ++rep) {
+      auto t = Clock::now();
+      for (int c = 0; c < par_calls; ++c) par->run();
+      const double par_ms = ms_since(t) / par_calls;
+      t = Clock::now();
+      for (int c = 0; c < ser_calls; ++c) ser->run();
+      ratio.push_back(ms_since(t) / ser_calls / par_ms);
+    }
+    std::sort(ratio.begin(), ratio.end());
+    const double median = ratio[ratio.size() / 2];
+    std::printf("%-14s %-16s %d threads / 1 thread = %.2fx (same process, alternating rounds)\n", p.label().c_str(),
+                par->name().c_str(), o.threads, median);
+    bool fresh = true;
+    if (std::ifstream in(o.speedup_csv); in && in.peek() != std::ifstream::traits_type::eof()) fresh = false;
+    std::ofstream out(o.speedup_csv, std::ios::app);
+    if (fresh) out << "library,threads,problem,name,speedup_median,speedup_min,speedup_max,reps,process\n";
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%d,%s,%s,%.3f,%.3f,%.3f,%d,", o.threads, csv_field(p.text()).c_str(),
+                  csv_field(p.name).c_str(), median, ratio.front(), ratio.back(), o.reps);
+    out << csv_field(par->name()) << ',' << buf << csv_field(o.process) << '\n';
+  }
+  par->release();
+  ser->release();
+}
+
 [[noreturn]] void usage(const char* argv0, const std::string& why) {
   if (!why.empty()) std::fprintf(stderr, "error: %s\n", why.c_str());
   std::fprintf(stderr,
                "usage: %s [--sizes LIST] [--threads N] [--quick] [--reps R] [--min-ms T]\n"
-               "          [--peak GFLOPS] [--csv FILE] [--label NAME]\n"
+               "          [--peak GFLOPS] [--csv FILE] [--speedup-csv FILE] [--label NAME]\n"
                "          [--kriek-so PATH --kriek-symbol NAME [--kriek-size SIZE] | --kriek-lib PATH]\n"
                "          [--list-kriek]\n"
                "  LIST: comma-separated problems, each [NAME=]SIZE with SIZE one of\n"
                "    n | MxKxN | BxMxKxN          matmul (square, plain, batched)\n"
                "    NxHxWxC:FHxFWxF[:sS][:pP]    NHWC conv, FH x FW x C x F filters, stride S, zero padding P\n"
+               "  --speedup-csv: with --kriek-lib and 2+ threads, also time kriek's parallel kernel against its\n"
+               "    serial one in this process, alternating rounds, and append the speed-up there\n"
                "  --list-kriek: print each problem's kriek kernel name, spec text and label (tab-separated),\n"
                "    run nothing\n",
                argv0);
@@ -213,6 +259,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--min-ms") o.min_rep_ms = std::atof(value().c_str());
     else if (a == "--peak") o.peak_gflops = std::atof(value().c_str());
     else if (a == "--csv") o.csv = value();
+    else if (a == "--speedup-csv") o.speedup_csv = value();
     else if (a == "--label") o.label = value();
     else if (a == "--kriek-so") o.kriek_so = value();
     else if (a == "--kriek-symbol") o.kriek_symbol = value();
@@ -301,6 +348,9 @@ int main(int argc, char** argv) {
       if (kriek && &r != kriek && r.status == "ok")
         std::printf("%-14s kriek / %-18s = %.2fx (same process, same inputs)\n", label.c_str(), r.name.c_str(),
                     kriek->median / r.median);
+    if (o.threads > 1 && !o.kriek_lib.empty() && !o.speedup_csv.empty()) {
+      for (bool packed : {false, true}) paired_speedup(o, p, A, B, C, packed);
+    }
     free_aligned(A), free_aligned(B), free_aligned(C);
   }
   return any_wrong ? 3 : 0;  // 3: some runner computed a wrong C (see the WRONG rows)

@@ -54,6 +54,7 @@ struct Options {
   double warmup_ms = 100.0;   // untimed calls before calibration
   double peak_gflops = 0.0;   // measured single-core peak (peak_fma), for the % column; 0 = unknown
   std::string csv;            // append one row per result here when set
+  std::string speedup_csv;    // with --kriek-lib and 2+ threads: kriek's speed-up measured in this process (below)
   std::string label;          // overrides the peer's name() when set (single-runner executables)
   std::string process;        // this executable's name, recorded in the CSV
   std::string kriek_so, kriek_symbol;

@@ -2,11 +2,12 @@
 """Summarizes a benchmark CSV written by the peer executables (bench/results/kernels.csv or conv.csv): prints, per
 thread count, Markdown tables of GFLOP/s per library and problem, of the fraction of the measured peak (threads x
 the single-core peak from peak_fma) and of each library's ratio to oneDNN (the better of its variants, geometric
-mean in the last column), the 2-thread / 1-thread speed-ups, kriek's search time and peak RSS per problem when
+mean in the last column), the 2-thread / 1-thread speed-ups (and kriek's timed within one process when given the
+driver's --speedup-csv), kriek's search time and peak RSS per problem when
 given the search CSV of scripts/kriek_library.sh, lists the kernel each library picked, and draws GFLOP/s per
 library to a PNG (square matmuls as lines, every other problem as bars).
 
-Usage: report.py CSV [--png PNG] [--md MD] [--search SEARCH_CSV]
+Usage: report.py CSV [--png PNG] [--md MD] [--search SEARCH_CSV] [--speedup SPEEDUP_CSV]
 The plot needs matplotlib (Debian: python3-matplotlib, so run with /usr/bin/python3); without it only the
 tables are written.
 """
@@ -135,7 +136,27 @@ def search_table(path, names):
     return out
 
 
-def tables(problems, cells, kernels, peak, search):
+def paired_table(path, names):
+    """kriek's speed-up over its serial kernel timed within each process (driver --speedup-csv: the parallel and
+    the _t1 kernel alternating round by round), the median over processes."""
+    try:
+        rows = load(path)
+    except OSError:
+        rows = []
+    if not rows:
+        return []
+    by = OrderedDict()
+    for r in rows:
+        by.setdefault(r["library"], {}).setdefault(label(r), []).append(float(r["speedup_median"]))
+    threads = rows[0]["threads"]
+    out = [f"\nspeed-up, {threads} threads / 1 thread, within one process (kriek's parallel and serial kernels "
+           "alternating round by round, on the same buffers; median of the rounds, then of the processes)\n"]
+    out += table("library", names, [(lib, [f"{statistics.median(got[s]):.2f}" if s in got else "" for s in names])
+                                    for lib, got in by.items()])
+    return out
+
+
+def tables(problems, cells, kernels, peak, search, paired=None):
     out = []
     names = list(problems)
     for threads in sorted(cells):
@@ -157,6 +178,8 @@ def tables(problems, cells, kernels, peak, search):
             rows.append((lib, [f"{median_ok(b[s]) / median_ok(a[s]):.2f}" if s in a and s in b and median_ok(a[s])
                                and median_ok(b[s]) else "" for s in names]))
         out += table("library", names, rows)
+    if paired:
+        out += paired_table(paired, names)
     if search:
         out += search_table(search, names)
     named = [(n, t) for n, t in problems.items() if n != t]
@@ -244,12 +267,13 @@ def main():
     ap.add_argument("--png")
     ap.add_argument("--md")
     ap.add_argument("--search", help="kriek's search CSV (scripts/kriek_library.sh --search-csv)")
+    ap.add_argument("--speedup", help="kriek's same-process speed-ups (the peer driver's --speedup-csv)")
     args = ap.parse_args()
     rows = load(args.csv)
     if not rows:
         sys.exit(f"report: {args.csv} has no results")
     problems, cells, kernels, peak = summarize(rows)
-    text = tables(problems, cells, kernels, peak, args.search)
+    text = tables(problems, cells, kernels, peak, args.search, args.speedup)
     print(text)
     if args.md:
         with open(args.md, "w") as f:
