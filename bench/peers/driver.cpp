@@ -94,6 +94,14 @@ struct Result {
   int calls = 0, attempts = 0;
 };
 
+/// Warms `r` up for o.warmup_ms, then returns the calls one repetition makes to last at least o.min_rep_ms.
+int calls_per_rep(Runner& r, const Options& o) {
+  int warm = 0;
+  const auto t0 = Clock::now();
+  do { r.run(), ++warm; } while (ms_since(t0) < o.warmup_ms);
+  return std::max(1, int(std::ceil(o.min_rep_ms / std::max(ms_since(t0) / warm, 1e-6))));
+}
+
 Result measure(Runner& r, const Problem& p, const float* A, const float* B, float* C, const Options& o) {
   Result res{};
   res.name = r.name();
@@ -108,12 +116,7 @@ Result measure(Runner& r, const Problem& p, const float* A, const float* B, floa
   std::fill(C, C + p.c_size(), std::numeric_limits<float>::quiet_NaN());  // C must be fully overwritten
   r.run();
   res.err = max_rel_err(p, A, B, C);
-  // Warm-up, then size each repetition to last at least min_rep_ms.
-  int warm = 0;
-  auto t0 = Clock::now();
-  do { r.run(), ++warm; } while (ms_since(t0) < o.warmup_ms);
-  double per_call = ms_since(t0) / warm;
-  res.calls = std::max(1, int(std::ceil(o.min_rep_ms / std::max(per_call, 1e-6))));
+  res.calls = calls_per_rep(r, o);
   // The timed repetitions. When other work held the cores (a descheduled thread stalls every barrier of a
   // 2-thread library), try again, up to kAttempts, and keep the least-starved try. Starved = other processes
   // used at least kForeignLoad of our cores' time. (Our own CPU share cannot tell: a library that runs a size
@@ -160,14 +163,21 @@ std::string csv_field(std::string s) {
   return s;
 }
 
-void append_csv(const Options& o, const Problem& p, const Result& r) {
+/// `path` opened for appending, `header` (a CSV's first line) written first when the file is new or empty: every
+/// peer process appends to the same file.
+std::ofstream append_to(const std::string& path, const char* header) {
   bool fresh = true;
-  if (std::ifstream in(o.csv); in && in.peek() != std::ifstream::traits_type::eof()) fresh = false;
-  std::ofstream out(o.csv, std::ios::app);
-  if (fresh)
-    out << "library,kernel,threads,op,problem,name,batch,M,K,N,gflops_median,gflops_min,gflops_max,pct_of_peak,"
-           "peak_gflops_1core,reps,calls_per_rep,max_rel_err,cpu_share,foreign_load,starved,attempts,status,"
-           "excluded_from_timing,process\n";
+  if (std::ifstream in(path); in && in.peek() != std::ifstream::traits_type::eof()) fresh = false;
+  std::ofstream out(path, std::ios::app);
+  if (fresh) out << header;
+  return out;
+}
+
+void append_csv(const Options& o, const Problem& p, const Result& r) {
+  std::ofstream out = append_to(
+      o.csv, "library,kernel,threads,op,problem,name,batch,M,K,N,gflops_median,gflops_min,gflops_max,pct_of_peak,"
+             "peak_gflops_1core,reps,calls_per_rep,max_rel_err,cpu_share,foreign_load,starved,attempts,status,"
+             "excluded_from_timing,process\n");
   double pct = o.peak_gflops > 0 ? 100.0 * r.median / (o.peak_gflops * o.threads) : 0.0;
   char buf[1024];
   std::snprintf(buf, sizeof buf, "%d,%s,%s,%s,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.1f,%.1f,%d,%d,%.3g,%.2f,%.2f,%d,%d,",
@@ -189,13 +199,7 @@ void paired_speedup(const Options& o, const Problem& p, const float* A, const fl
   par->prepare(p, A, B, C, o.threads);
   ser->prepare(p, A, B, C, 1);
   if (par->kernel() != ser->kernel()) {
-    const auto calls_for = [&](Runner& r) {
-      int warm = 0;
-      const auto t0 = Clock::now();
-      do { r.run(), ++warm; } while (ms_since(t0) < o.warmup_ms);
-      return std::max(1, int(std::ceil(o.min_rep_ms / std::max(ms_since(t0) / warm, 1e-6))));
-    };
-    const int par_calls = calls_for(*par), ser_calls = calls_for(*ser);
+    const int par_calls = calls_per_rep(*par, o), ser_calls = calls_per_rep(*ser, o);
     std::vector<double> ratio;
     for (int rep = 0; rep < o.reps; ++rep) {
       auto t = Clock::now();
@@ -209,10 +213,8 @@ void paired_speedup(const Options& o, const Problem& p, const float* A, const fl
     const double median = ratio[ratio.size() / 2];
     std::printf("%-14s %-16s %d threads / 1 thread = %.2fx (same process, alternating rounds)\n", p.label().c_str(),
                 par->name().c_str(), o.threads, median);
-    bool fresh = true;
-    if (std::ifstream in(o.speedup_csv); in && in.peek() != std::ifstream::traits_type::eof()) fresh = false;
-    std::ofstream out(o.speedup_csv, std::ios::app);
-    if (fresh) out << "library,threads,problem,name,speedup_median,speedup_min,speedup_max,reps,process\n";
+    std::ofstream out =
+        append_to(o.speedup_csv, "library,threads,problem,name,speedup_median,speedup_min,speedup_max,reps,process\n");
     char buf[256];
     std::snprintf(buf, sizeof buf, "%d,%s,%s,%.3f,%.3f,%.3f,%d,", o.threads, csv_field(p.text()).c_str(),
                   csv_field(p.name).c_str(), median, ratio.front(), ratio.back(), o.reps);
