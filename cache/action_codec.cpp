@@ -4,6 +4,7 @@
 #include <cereal/types/string.hpp>
 #include <cereal/types/vector.hpp>
 
+#include "impl/memory.h"
 #include "sched/canonical.h"
 #include "sched/enumerate.h"
 #include "spec/stable_hash.h"
@@ -136,7 +137,8 @@ const std::string& vocabulary_schema() {
     s += ";canonical=" + std::to_string(kCanonicalRulesVersion) +
          ",parallel_min=" + std::to_string(static_cast<std::int64_t>(kParallelMinFlops)) +
          ",parallel_min_elements=" + std::to_string(kParallelMinElements) +
-         ";enumerate=" + std::to_string(kEnumerateVersion);
+         ";enumerate=" + std::to_string(kEnumerateVersion) + ";classes=";
+    for (Level l : kAllLevels) s += std::to_string(kSmallestClass[static_cast<std::size_t>(l)]) + ",";
     return s;
   }();
   return schema;

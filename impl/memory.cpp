@@ -70,7 +70,7 @@ MemoryUse MemoryUse::coarse() const {
   MemoryUse r;
   for (std::size_t i = 1; i < bytes.size(); ++i) {
     std::int64_t p = bytes[i] > 0 ? 1 : 0;
-    while (p > 0 && p < bytes[i]) p *= 2;
+    while (p > 0 && p < std::max(bytes[i], kSmallestClass[i])) p *= 2;
     r.bytes[i] = p;
   }
   return r;

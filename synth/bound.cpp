@@ -25,8 +25,11 @@ MemoryUse class_floor(const MemoryUse& peak) {
   MemoryUse out;
   for (std::size_t l = 1; l < peak.bytes.size(); ++l) {  // GL (index 0) has no class
     const auto b = static_cast<std::uint64_t>(peak.bytes[l]);
-    // Class of b > 1: (2^(w-1), 2^w] with w = bit_width(b - 1); of 1: {1}; of 0: {0}.
-    out.bytes[l] = b <= 1 ? static_cast<std::int64_t>(b) : static_cast<std::int64_t>(std::bit_floor(b - 1) + 1);
+    // Class of b above the level's smallest class s: (2^(w-1), 2^w] with w = bit_width(b - 1); of 0 < b <= s:
+    // [1, s]; of 0: {0}.
+    const auto smallest = static_cast<std::uint64_t>(kSmallestClass[l]);
+    out.bytes[l] = b <= smallest ? static_cast<std::int64_t>(std::min<std::uint64_t>(b, 1))
+                                 : static_cast<std::int64_t>(std::bit_floor(b - 1) + 1);
   }
   return out;
 }

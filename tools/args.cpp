@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 
 #include "spec/error.h"
 #include "tools/command.h"
@@ -65,7 +66,17 @@ std::uint64_t size_flag(const Args& args, std::string_view flag, std::uint64_t f
 MemoryUse command_limits(const Args& args, const Target& target) {
   const MemoryUse limits = default_limits(target);
   const std::string* m = args.get("--memory");
-  return m ? parse_memory_limits(*m, limits) : limits;
+  if (!m) return limits;
+  const MemoryUse parsed = parse_memory_limits(*m, limits);
+  for (Level l : kAllLevels) {
+    const std::int64_t smallest = kSmallestClass[static_cast<std::size_t>(l)];
+    if (parsed[l] > 0 && parsed[l] < smallest) {
+      std::cerr << "kriek: note: --memory " << level_name(l) << "=" << parsed[l] << " is below " << level_name(l)
+                << "'s smallest memory class (" << smallest << " bytes), within which the search keeps only the "
+                << "cheapest plan: the pick may cost more than one this limit allows\n";
+    }
+  }
+  return parsed;
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {

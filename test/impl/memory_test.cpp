@@ -34,14 +34,34 @@ TEST_CASE("coarse_key orders memory exactly like coarse()", "[impl][memory]") {
     CHECK((a.coarse_key() == b.coarse_key()) == (a.coarse() == b.coarse()));
   }
   MemoryUse one;
-  one[Level::L1] = 1;
+  one[Level::VRF] = 1;
   MemoryUse two;
-  two[Level::L1] = 2;
+  two[Level::VRF] = 2;
   MemoryUse three;
-  three[Level::L1] = 3;
+  three[Level::VRF] = 3;
   CHECK(coarse_at_most(one.coarse_key(), two.coarse_key()));
   CHECK_FALSE(coarse_at_most(three.coarse_key(), two.coarse_key()));
   CHECK(coarse_at_most(MemoryUse{}.coarse_key(), one.coarse_key()));
+}
+
+TEST_CASE("a level's amounts up to its smallest class are one class, nothing is a class of its own",
+          "[impl][memory]") {
+  for (Level l : {Level::L2, Level::L1}) {
+    const std::int64_t smallest = kSmallestClass[static_cast<std::size_t>(l)];
+    INFO(level_name(l) << " smallest class " << smallest);
+    REQUIRE(std::has_single_bit(static_cast<std::uint64_t>(smallest)));
+    MemoryUse none, byte, full, above, double_;
+    byte[l] = 1;
+    full[l] = smallest;
+    above[l] = smallest + 1;
+    double_[l] = 2 * smallest;
+    CHECK(byte.coarse_key() == full.coarse_key());
+    CHECK(byte.coarse() == full.coarse());
+    CHECK(byte.coarse()[l] == smallest);
+    CHECK(none.coarse_key() != byte.coarse_key());
+    CHECK(above.coarse_key() == double_.coarse_key());
+    CHECK_FALSE(coarse_at_most(above.coarse_key(), full.coarse_key()));
+  }
 }
 
 TEST_CASE("coarse_max, any_coarse_at_most, first_coarse_at_least agree with the classes", "[impl][memory]") {

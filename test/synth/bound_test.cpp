@@ -29,25 +29,29 @@ MemoryUse at(Level l, std::int64_t bytes) {
 }  // namespace
 
 TEST_CASE("class_floor: the least bytes of each level's memory class", "[synth][bound]") {
-  for (std::int64_t b : {0, 1, 2, 3, 4, 5, 8, 9, 1000, 1024, 1025, 32768}) {
-    INFO("bytes " << b);
-    const MemoryUse m = at(Level::L1, b);
-    const MemoryUse f = class_floor(m);
-    CHECK(f.coarse_key() == m.coarse_key());
-    CHECK(f.at_most(m));
-    if (f[Level::L1] > 0) CHECK(at(Level::L1, f[Level::L1] - 1).coarse_key() != m.coarse_key());
+  for (Level l : {Level::L1, Level::VRF}) {  // L1's classes start at kSmallestClass, VRF's at one byte
+    for (std::int64_t b : {0, 1, 2, 3, 4, 5, 8, 9, 1000, 1024, 1025, 2047, 2048, 2049, 32768}) {
+      INFO(level_name(l) << " bytes " << b);
+      const MemoryUse m = at(l, b);
+      const MemoryUse f = class_floor(m);
+      CHECK(f.coarse_key() == m.coarse_key());
+      CHECK(f.at_most(m));
+      if (f[l] > 0) CHECK(at(l, f[l] - 1).coarse_key() != m.coarse_key());
+    }
   }
-  CHECK(class_floor(at(Level::L1, 1000))[Level::L1] == 513);
+  CHECK(class_floor(at(Level::VRF, 1000))[Level::VRF] == 513);
+  CHECK(class_floor(at(Level::L1, 3000))[Level::L1] == 2049);
+  CHECK(class_floor(at(Level::L1, kSmallestClass[static_cast<std::size_t>(Level::L1)]))[Level::L1] == 1);
   CHECK(class_floor(at(Level::GL, 1000))[Level::GL] == 0);  // main memory has no class
 }
 
 TEST_CASE("CandidateFloor beats a bound only with a strictly cheaper candidate of no larger class", "[synth][bound]") {
   CandidateFloor floor;
-  floor.add({100, at(Level::L1, 1000)});
-  CHECK(floor.beats(ActionBound{101, at(Level::L1, 1000)}));
-  CHECK(floor.beats(ActionBound{101, at(Level::L1, 600)}));  // the same class (512, 1024]
-  CHECK_FALSE(floor.beats(ActionBound{100, at(Level::L1, 1000)}));  // a tie is not beaten
-  CHECK_FALSE(floor.beats(ActionBound{500, at(Level::L1, 500)}));   // less memory
+  floor.add({100, at(Level::L1, 8000)});
+  CHECK(floor.beats(ActionBound{101, at(Level::L1, 8000)}));
+  CHECK(floor.beats(ActionBound{101, at(Level::L1, 4800)}));  // the same class (4096, 8192]
+  CHECK_FALSE(floor.beats(ActionBound{100, at(Level::L1, 8000)}));  // a tie is not beaten
+  CHECK_FALSE(floor.beats(ActionBound{500, at(Level::L1, 4000)}));  // less memory
   CHECK_FALSE(floor.beats(ActionBound{500, at(Level::VRF, 64)}));   // no L1 at all
   floor.add({400, at(Level::VRF, 64)});
   CHECK(floor.beats(ActionBound{500, at(Level::VRF, 64)}));

@@ -56,6 +56,10 @@ TEST_CASE("kriek synth prints the Impl with costs and statistics", "[tools]") {
   CHECK(tight.status == 1);
   CHECK_THAT(tight.out, Contains("fits the memory limits"));
   CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --memory L1=lots --no-table").out, Contains("has no byte count"));
+  const Result fine = run_kriek("synth 'matmul 8x8x16 f32' --memory L1=512 --no-table");
+  CHECK(fine.status == 0);
+  CHECK_THAT(fine.out, Contains("note: --memory L1=512 is below L1's smallest memory class"));
+  CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --memory L1=0 --no-table").out, !Contains("smallest memory class"));
   CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --threads 0 --no-table").out, Contains("--threads takes a positive number"));
 }
 
