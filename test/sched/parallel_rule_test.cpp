@@ -30,24 +30,24 @@ bool any_parallel(const Spec& spec) {
 TEST_CASE("parallel rule: work for computing Specs, elements for moves and zeros", "[sched][parallel]") {
   CHECK(any_parallel(spec_of("matmul 64x64x64 f32")));  // 2^19 FLOPs
   CHECK_FALSE(any_parallel(spec_of("matmul 64x64x63 f32")));
-  // A copy or a clearing of 2^16 elements runs on the team; one row fewer does not.
-  CHECK(any_parallel(spec_of("move (256x256 f32 GL row -> 256x256 f32 L2 row)")));
-  CHECK_FALSE(any_parallel(spec_of("move (255x256 f32 GL row -> 255x256 f32 L2 row)")));
-  CHECK(any_parallel(spec_of("zero 256x256 f32")));
-  CHECK_FALSE(any_parallel(spec_of("zero 256x256 f32 serial")));
-  CHECK(parallel_worthwhile(spec_of("zero 256x256 f32")));
-  CHECK_FALSE(parallel_worthwhile(spec_of("zero 128x256 f32")));
+  // A copy or a clearing of 2^14 elements runs on the team; one row fewer does not.
+  CHECK(any_parallel(spec_of("move (128x128 f32 GL row -> 128x128 f32 L2 row)")));
+  CHECK_FALSE(any_parallel(spec_of("move (127x128 f32 GL row -> 127x128 f32 L2 row)")));
+  CHECK(any_parallel(spec_of("zero 128x128 f32")));
+  CHECK_FALSE(any_parallel(spec_of("zero 128x128 f32 serial")));
+  CHECK(parallel_worthwhile(spec_of("zero 128x128 f32")));
+  CHECK_FALSE(parallel_worthwhile(spec_of("zero 64x128 f32")));
 }
 
 TEST_CASE("parallel rule: a padded image counts toward the bound canonical rule 1 keeps serial_only by",
           "[sched][parallel]") {
-  // 290 kFLOP and a 254x254 image, but pad_image makes a 256x256 buffer whose zeroing may run in parallel.
-  const Spec padded = spec_of("conv[stride=2,pad=1] 1x254x254x1 3x3x1x1 f32 serial");
+  // 72 kFLOP and a 126x126 image, but pad_image makes a 128x128 buffer whose zeroing may run in parallel.
+  const Spec padded = spec_of("conv[stride=2,pad=1] 1x126x126x1 3x3x1x1 f32 serial");
   CHECK(flop_count(padded) < kParallelMinFlops);
   CHECK(parallel_reachable(padded));
   CHECK(canonical_spec(padded).serial_only);
   // Without the padding nothing below it is worth a team: the flag is dropped.
-  const Spec unpadded = spec_of("conv[stride=2] 1x254x254x1 3x3x1x1 f32 serial");
+  const Spec unpadded = spec_of("conv[stride=2] 1x126x126x1 3x3x1x1 f32 serial");
   CHECK_FALSE(parallel_reachable(unpadded));
   CHECK_FALSE(canonical_spec(unpadded).serial_only);
 }
