@@ -19,18 +19,18 @@ namespace kriek {
 
 struct Target;
 
+/// Per level (the Level enum's order), the fewest bytes its memory classes tell apart: every amount from one
+/// byte up to this is one class (MemoryUse::coarse). The search keeps one frontier entry per class, and classes at
+/// the bottom of a cache level only multiplied entries, and the folds' work with them, for plans a sliver of the
+/// level apart. From 32 KiB in L2 and 1 KiB in L1 (1/32 of a 1 MiB L2 and of a 32 KiB L1), the best Impl's cost
+/// stayed the same on 23 Specs (matmuls square, odd and batched, convs 1x1 to 7x7 strided and padded, a reduction,
+/// a compose), also under --memory limits down to 16K of L2 and 2K of L1, while the searches took 15-55% less time
+/// (matmul 1000^3 on 2 threads 34.3 -> 21.7 s, peak RSS 1.65 -> 1.15 GB); classes from 256 KiB and 8 KiB first
+/// moved one (82x99x63, +0.06%). Registers keep every class (a few at most).
+inline constexpr std::array<std::int64_t, kLevelCount> kSmallestClass = {1, 32 * 1024, 1024, 1, 1};
+
 /// Bytes per Level (indexed by the Level enum).
 static_assert(kLevelCount - 1 <= 8, "coarse_key packs one byte per bounded level");
-
-/// Per level (the Level enum's order), the fewest bytes its memory classes tell apart: every amount from one
-/// byte up to this is one class (MemoryUse::coarse). The search keeps one frontier entry per class, and classes
-/// at the bottom of a cache level only multiplied entries, and the folds' work with them, for plans a sliver of
-/// the level apart: from 32 KiB in L2 and 1 KiB in L1 (at most 1/32 of the L2 and L1 of any target kriek knows),
-/// the best Impl's cost stayed the same on 23 Specs (matmuls square and odd, batched, convs 1x1 to 7x7 strided and
-/// padded, a reduction, a compose) while the searches took 15-55% less time (matmul 1000^3 on 2 threads 34.3 ->
-/// 21.7 s, peak RSS 1.65 -> 1.15 GB); classes from 256 KiB and 8 KiB first moved one (82x99x63, +0.06%).
-/// Registers keep every class (a few at most).
-inline constexpr std::array<std::int64_t, kLevelCount> kSmallestClass = {1, 32 * 1024, 1024, 1, 1};
 
 struct MemoryUse {
   std::array<std::int64_t, kLevelCount> bytes{};
