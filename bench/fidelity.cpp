@@ -107,7 +107,11 @@ Row measure_spec(const std::string& text, const Target& target, const std::strin
   const CostModel model = CostModel::for_target(target);
   Spec spec = parse_spec(text, target);
   spec.serial_only = !parallel;
-  std::optional<Table> table = open_table_if_exists(table_path, target, model);
+  // The benchmark's tables are caches, like the default one: one of another kriek is replaced, not an error.
+  bool stale = false;
+  std::string note;
+  std::optional<Table> table = open_default_table(table_path, target, model, stale, note, "the fidelity table");
+  if (!note.empty()) std::cerr << "bench_fidelity: " << note << "\n";
   Synthesizer synth(target, model, SynthOptions{2});
   if (table) synth.set_table(&*table);
   const FrontierLookup lookup = synthesizer_lookup(synth, table ? &*table : nullptr);
@@ -122,7 +126,7 @@ Row measure_spec(const std::string& text, const Target& target, const std::strin
     predicted.push_back(static_cast<double>(c.cost));
     impls.push_back(std::move(impl));
   }
-  save_table(table_path, target, model, [&](const FrontierVisitor& v) { synth.for_each_encoded(v); });
+  save_table(table_path, target, model, [&](const FrontierVisitor& v) { synth.for_each_encoded(v); }, !stale);
   // Rounds over all candidates, the fastest of each: a load that changes during a round biases no candidate.
   measured.assign(impls.size(), 1e30);
   for (int round = 0; round < kRounds; ++round) {

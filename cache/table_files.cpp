@@ -22,10 +22,12 @@ std::optional<Table> open_table_if_exists(const std::filesystem::path& path, con
 }
 
 std::optional<Table> open_default_table(const std::filesystem::path& path, const Target& target,
-                                        const CostModel& model, bool& stale, std::string& note) {
+                                        const CostModel& model, bool& stale, std::string& note,
+                                        std::string_view what) {
   stale = false;
-  const std::string stale_note = "the default DP table " + path.string() +
-                                 " is stale (built by another kriek or for other hardware); it will be replaced";
+  const std::string name = std::string(what) + " " + path.string();
+  const std::string stale_note =
+      name + " is stale (built by another kriek or for other hardware); it will be replaced";
   try {
     if (path_kind(path) == PathKind::absent) return std::nullopt;
     Table table = Table::open(path);
@@ -41,7 +43,7 @@ std::optional<Table> open_default_table(const std::filesystem::path& path, const
         break;
       case TableError::Kind::not_a_table:
       case TableError::Kind::corrupted:
-        note = "the default DP table was unusable (" + std::string(e.what()) + "); it was moved to " +
+        note = std::string(what) + " was unusable (" + std::string(e.what()) + "); it was moved to " +
                set_aside(path).string() + " and a new one is built";
         break;
     }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cache/table.h"
 
@@ -24,8 +25,10 @@ std::optional<Table> open_table_if_exists(const std::filesystem::path& path, con
 /// The per-user default table (default_table_path): like open_table_if_exists, except that it is a cache: a table
 /// built by another kriek (format, cost model, vocabulary) or for other hardware is stale, not an error (nullopt
 /// with `stale` set: the caller replaces it when it saves, save_table's keep_existing false), and a damaged one is
-/// moved aside (table_dir.h set_aside) so that a new one is built. `note` then says what happened.
+/// moved aside (table_dir.h set_aside) so that a new one is built. `note` then says what happened, naming the
+/// table as `what` (a benchmark's own cache tables say so).
 std::optional<Table> open_default_table(const std::filesystem::path& path, const Target& target,
-                                        const CostModel& model, bool& stale, std::string& note);
+                                        const CostModel& model, bool& stale, std::string& note,
+                                        std::string_view what = "the default DP table");
 
 }  // namespace kriek
