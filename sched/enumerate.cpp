@@ -131,11 +131,11 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
   const std::int64_t width = target.vector_elements(spec.output().dtype);
   const bool batched = batched_matmul(spec);
   const bool worthwhile = parallel_worthwhile(spec);
-  // A conv's rows, a pointwise conv's output channels and the rows of a matmul or of a pipeline (a matmul with
-  // its epilogue) also in one slab per core (add_core_slab).
-  const bool matmul =
+  // A conv's rows, a pointwise conv's output channels and the rows of a matrix a matmul or a pipeline (any
+  // Compose, e.g. a matmul with its epilogue) computes also in one slab per core (add_core_slab).
+  const bool matrix_rows =
       (std::holds_alternative<Matmul>(spec.op) || std::holds_alternative<Compose>(spec.op)) && !batched && rank == 2;
-  const bool core_slabs = (cp.own || matmul) && !spec.serial_only && worthwhile;
+  const bool core_slabs = (cp.own || matrix_rows) && !spec.serial_only && worthwhile;
   const std::int64_t cores = std::max<std::int64_t>(1, target.cores);
   std::vector<std::int64_t> slabs(rank, 0);
   for (std::size_t d = 0; d < rank; ++d) {
@@ -150,7 +150,7 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
       }
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
-      if (core_slabs && matmul && d + 1 < rank) slabs[d] = add_core_slab(grids.back(), shape[d], cores, 1);
+      if (core_slabs && matrix_rows && d + 1 < rank) slabs[d] = add_core_slab(grids.back(), shape[d], cores, 1);
     }
     // A batched matmul runs one batch element at a time: the batch tile is 1, the rest whole (below).
     if (batched) grids.back() = {d == 0 ? 1 : shape[d]};

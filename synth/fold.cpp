@@ -52,7 +52,7 @@ class Step {
     }
     best_.clear();
     keys_.clear();
-    table_.assign(64, Class{});
+    table_.assign(64, {kEmpty, 0});
     for (std::size_t p = 0; p < partial.size(); ++p) {
       const std::uint64_t own_key = partial[p].peak.coarse_key();
       bool stopping = false;
@@ -67,18 +67,15 @@ class Step {
           stop_cost = cost;
         }
         const std::size_t at = slot_of(key);
-        const bool seen = table_[at].key == key;
-        if (seen && cost > table_[at].cost) continue;
+        const bool seen = table_[at].first == key;
+        if (seen && cost > best_[table_[at].second].cost) continue;
         const Partial q{cost, partial[p].peak.max(e.peak), static_cast<std::uint32_t>(p), fitting_[f]};
         if (seen) {
-          Partial& best = best_[table_[at].index];
-          if (before(q, best)) {
-            best = q;
-            table_[at].cost = cost;
-          }
+          Partial& best = best_[table_[at].second];
+          if (before(q, best)) best = q;
           continue;
         }
-        table_[at] = {key, cost, static_cast<std::uint32_t>(best_.size())};
+        table_[at] = {key, static_cast<std::uint32_t>(best_.size())};
         best_.push_back(q);
         keys_.push_back(key);
         if (2 * best_.size() > table_.size()) grow();
@@ -88,30 +85,22 @@ class Step {
 
   std::size_t slot_of(std::uint64_t key) const {
     std::size_t at = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (table_.size() - 1);
-    while (table_[at].key != key && table_[at].key != kEmpty) at = (at + 1) & (table_.size() - 1);
+    while (table_[at].first != key && table_[at].first != kEmpty) at = (at + 1) & (table_.size() - 1);
     return at;
   }
 
   void grow() {
-    table_.assign(2 * table_.size(), Class{});
+    table_.assign(2 * table_.size(), {kEmpty, 0});
     for (std::size_t k = 0; k < keys_.size(); ++k) {
-      table_[slot_of(keys_[k])] = {keys_[k], best_[k].cost, static_cast<std::uint32_t>(k)};
+      table_[slot_of(keys_[k])] = {keys_[k], static_cast<std::uint32_t>(k)};
     }
   }
-
-  /// A class met in this step: its key, and its first product's cost (kept beside the key, so that the many
-  /// dearer products of a class are turned away without reading best_) and index in best_.
-  struct Class {
-    std::uint64_t key = kEmpty;
-    Cost cost = 0;
-    std::uint32_t index = 0;
-  };
 
   std::vector<std::uint64_t> child_keys_;  ///< coarse keys of the fitting entries
   std::vector<std::uint32_t> fitting_;     ///< the child's entries that fit beside the action's own buffers
   std::vector<Partial> best_;              ///< each class's first product in `before` order
   std::vector<std::uint64_t> keys_;        ///< the class of each of best_
-  std::vector<Class> table_;               ///< open addressing by class key
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> table_;  ///< class key -> index in best_
   std::vector<std::uint32_t> order_;
   std::vector<std::uint64_t> kept_keys_;
 };
