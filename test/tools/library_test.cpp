@@ -313,3 +313,16 @@ TEST_CASE("the lists in examples parse as kriek library lists", "[tools][library
   }
   CHECK(lists >= 3);
 }
+
+TEST_CASE("kriek library says a --memory limit below a memory class once, not once per kernel", "[tools][library]") {
+  TempDir dir;
+  write(dir.path / "two.txt", "a = matmul 4x4x16 f32\nb = matmul 8x4x16 f32\n");
+  const Result r = kriek_cmd("library " + (dir.path / "two.txt").string() + " -o " + (dir.path / "lib").string() +
+                             " --no-table --memory L1=512");
+  INFO(r.out);
+  CHECK(r.status == 0);
+  const std::string note = "is below L1's smallest memory class";
+  const std::size_t first = r.out.find(note);
+  REQUIRE(first != std::string::npos);
+  CHECK(r.out.find(note, first + 1) == std::string::npos);
+}
