@@ -99,10 +99,12 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
   if (!target.faster(a.level, t.level)) {
     const bool row = a.layout.same_placement(Layout::row_major(), t.shape);
     const bool imperfect = !t.contiguous || !t.aligned || !t.layout.same_placement(Layout::row_major(), t.shape);
-    if (is_register_level(a.level) || is_move || !row || !imperfect) {
+    const bool transposing = !a.layout.same_placement(t.layout, t.shape);
+    if (is_register_level(a.level) || is_move || !(row ? imperfect : transposing)) {
       return not_applicable("move_to", 5, "a move within ", level_name(a.level), " must be a packing copy (",
                             is_move ? "not in a move Spec" : "a row-major destination for a strided, unaligned "
-                                                             "or not row-major operand",
+                                                             "or not row-major operand, or a transposing copy "
+                                                             "into another layout",
                             "); operand ", int(a.operand), " is ", t.contiguous ? "contiguous" : "strided", ", ",
                             t.aligned ? "aligned" : "unaligned", ", ", layout_text(t.layout));
     }

@@ -313,6 +313,30 @@ TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][
   CHECK(contains(enumerate_actions(c, avx512()), Action{Bufferize{2, Level::VRF, Layout::blocked(1, 16)}}));
 }
 
+TEST_CASE("enumerate: a narrow rhs transposed into L1, from where it is or from its alias there", "[sched][enumerate]") {
+  const Action col{MoveTo{1, Level::L1, Layout::col_major(), 0}};
+  // 160x3: three columns of ten registers each, which dot_fma reads as dense runs.
+  CHECK(contains(enumerate_actions(matmul({17, 160}, {160, 3}), avx512()), col));
+  Spec in_l1 = matmul({17, 160}, {160, 3});
+  in_l1.operands[1].level = Level::L1;
+  CHECK(contains(enumerate_actions(in_l1, avx512()), col));
+  // A batch of one is a matrix; a rhs of 16 columns fills registers; K = 100 is not whole registers.
+  CHECK(contains(enumerate_actions(matmul({1, 17, 160}, {1, 160, 3}), avx512()), col));
+  CHECK_FALSE(contains(enumerate_actions(matmul({2, 17, 160}, {2, 160, 3}), avx512()), col));
+  CHECK_FALSE(contains(enumerate_actions(matmul({17, 160}, {160, 16}), avx512()), col));
+  CHECK_FALSE(contains(enumerate_actions(matmul({17, 100}, {100, 3}), avx512()), col));
+  // Within L1 only the transposing copy: no row-major or panel copy of an operand already there.
+  for (const MoveTo& m : only<MoveTo>(enumerate_actions(in_l1, avx512()))) {
+    if (m.operand == 1 && m.level == Level::L1) CHECK(m.layout == Layout::col_major());
+  }
+  // Its copy goes one element at a time through RF (loops the compilers vectorize), never a one-lane register.
+  const Spec one = move_spec(ts({1, 1}, Level::L1), ts({1, 1}, Level::L1, Layout::col_major()));
+  const auto m = enumerate_actions(one, avx512());
+  CHECK(contains(m, Action{MoveTo{0, Level::RF, Layout::row_major(), 0}}));
+  CHECK(only<MoveTo>(m).size() == 2);  // its input or its output into RF
+  for (const MoveTo& t : only<MoveTo>(m)) CHECK(t.level == Level::RF);
+}
+
 TEST_CASE("enumerate: no alias keeps more strided rows than the cache has ways", "[sched][enumerate]") {
   // The default targets' L1 is 12-way. A strided lhs of 13 rows of 8: no L1 alias but packing copies into L1;
   // 12 rows alias into L1; contiguous operands alias whatever their rows.

@@ -44,11 +44,14 @@ TEST_CASE("move_to (4): the layout suits the rank", "[sched][move_to]") {
 TEST_CASE("move_to (5): the move makes progress (faster, or a packing copy)", "[sched][move_to]") {
   CHECK_THAT(reason(to(0, Level::GL), relu({4, 4})),
              Contains("move_to (5): a move within GL must be a packing copy (a row-major destination for a strided, "
-                      "unaligned or not row-major operand); operand 0 is contiguous, aligned, row"));
+                      "unaligned or not row-major operand, or a transposing copy into another layout); operand 0 is "
+                      "contiguous, aligned, row"));
   Spec c = relu({4, 4});
   c.operands[0].layout = Layout::col_major();
   applied(to(0, Level::GL), c);  // re-laid out into row-major
-  CHECK_THAT(reason(to(1, Level::GL, Layout::col_major()), c), Contains("move_to (5)"));  // not into col-major
+  CHECK_THAT(reason(to(0, Level::GL, Layout::col_major()), c), Contains("move_to (5)"));  // col-major again
+  // A transposing copy within the level: a row-major operand into col-major (narrow_rhs's move within L1).
+  CHECK_FALSE(move_of(applied(to(1, Level::GL, Layout::col_major()), c)).alias);
   TensorSpec strided = ts({4, 4});
   strided.contiguous = false;
   CHECK_THAT(reason(to(0, Level::GL), move_spec(strided, ts({4, 4}, Level::L1))),
