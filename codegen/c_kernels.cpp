@@ -112,46 +112,74 @@ void bcast_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b,
   }
 }
 
-/// out += the sum over k elements of dense runs: of a · b (dot_fma) or of a alone (`b` null, vec_sum_run), in
-/// `chains` vector accumulators stepping through the runs in a C loop, then summed, then the lanes.
-void chained_sum(CWriter& w, const VectorIsa& isa, KernelKind kind, const CView& a, const CView* b, const CView& c) {
-  const std::int64_t k = a.shape.back(), width = isa.width;
-  const std::int64_t chains = dot_chains(k / width);
-  const std::string pa = w.fresh("pa"), pb = w.fresh("pb"), j = w.fresh("j");
+/// outs[s] += the sum over k elements of dense runs: for dot_fma the dot of row s / n of `rows` and column s % n of
+/// `cols`, for vec_sum_run (`cols` empty) its one row alone; each sum in dot_fma_chains vector accumulators
+/// stepping through the runs in one C loop (every run loaded once per step), then its chains summed, then its lanes.
+void chained_sums(CWriter& w, const VectorIsa& isa, KernelKind kind, const std::vector<CView>& rows,
+                  const std::vector<CView>& cols, const std::vector<CView>& outs) {
+  const std::int64_t k = rows.front().shape.back(), width = isa.width;
+  const std::size_t n = std::max<std::size_t>(1, cols.size());
+  const std::int64_t chains = dot_fma_chains(static_cast<std::int64_t>(outs.size()), k / width);
+  const std::string j = w.fresh("j");
   w.open("");
-  w.line("const float *" + pa + " = " + run_address(a, kind) + ";");
-  if (b != nullptr) w.line("const float *" + pb + " = " + run_address(*b, kind) + ";");
-  std::vector<std::string> acc;
-  for (std::int64_t i = 0; i < chains; ++i) {
-    acc.push_back(w.fresh("acc"));
-    w.line(isa.type + " " + acc.back() + " = " + isa.zero + "();");
+  std::vector<std::string> pa, pb;
+  for (const CView& row : rows) {
+    pa.push_back(w.fresh("pa"));
+    w.line("const float *" + pa.back() + " = " + run_address(row, kind) + ";");
+  }
+  for (const CView& col : cols) {
+    pb.push_back(w.fresh("pb"));
+    w.line("const float *" + pb.back() + " = " + run_address(col, kind) + ";");
+  }
+  // acc[s][c]: chain c of sum s.
+  std::vector<std::vector<std::string>> acc(outs.size());
+  for (std::vector<std::string>& sum : acc) {
+    for (std::int64_t c = 0; c < chains; ++c) {
+      sum.push_back(w.fresh("acc"));
+      w.line(isa.type + " " + sum.back() + " = " + isa.zero + "();");
+    }
   }
   w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(k) + "; " + j + " += " +
          std::to_string(chains * width) + ")");
-  for (std::int64_t i = 0; i < chains; ++i) {
-    const std::string at = j + " + " + std::to_string(i * width);
-    const std::string va = isa.load + "(" + pa + " + " + at + ")";
-    w.line(acc[i] + " = " +
-           (b != nullptr ? isa.fmadd + "(" + va + ", " + isa.load + "(" + pb + " + " + at + "), " + acc[i] + ")"
-                         : isa.add + "(" + acc[i] + ", " + va + ")") +
-           ";");
-  }
-  w.close();
-  for (std::int64_t step = 1; step < chains; step *= 2) {
-    for (std::int64_t i = 0; i + step < chains; i += 2 * step) {
-      w.line(acc[i] + " = " + isa.add + "(" + acc[i] + ", " + acc[i + step] + ");");
+  for (std::int64_t c = 0; c < chains; ++c) {
+    const std::string at = j + " + " + std::to_string(c * width);
+    const auto load = [&](const std::vector<std::string>& p, std::vector<std::string>& regs) {
+      regs.clear();
+      for (const std::string& base : p) {
+        regs.push_back(w.fresh("v"));
+        w.line("const " + isa.type + " " + regs.back() + " = " + isa.load + "(" + base + " + " + at + ");");
+      }
+    };
+    std::vector<std::string> va, vb;
+    load(pa, va);
+    load(pb, vb);
+    for (std::size_t s = 0; s < outs.size(); ++s) {
+      const std::string& x = acc[s][static_cast<std::size_t>(c)];
+      w.line(x + " = " +
+             (cols.empty() ? isa.add + "(" + x + ", " + va[s / n] + ")"
+                           : isa.fmadd + "(" + va[s / n] + ", " + vb[s % n] + ", " + x + ")") +
+             ";");
     }
   }
-  const std::string out = element(c, zeros(c.rank()));
-  if (!isa.reduce_add.empty()) {
-    w.line(out + " += " + isa.reduce_add + "(" + acc[0] + ");");
-  } else {
-    const std::string lanes = w.fresh("lanes");
-    w.line("float " + lanes + "[" + std::to_string(width) + "];");
-    w.line(isa.store + "(" + lanes + ", " + acc[0] + ");");
-    std::string sum = lanes + "[0]";
-    for (std::int64_t i = 1; i < width; ++i) sum += " + " + lanes + "[" + std::to_string(i) + "]";
-    w.line(out + " += " + sum + ";");
+  w.close();
+  for (std::size_t s = 0; s < outs.size(); ++s) {
+    std::vector<std::string>& sum = acc[s];
+    for (std::size_t step = 1; step < sum.size(); step *= 2) {
+      for (std::size_t i = 0; i + step < sum.size(); i += 2 * step) {
+        w.line(sum[i] + " = " + isa.add + "(" + sum[i] + ", " + sum[i + step] + ");");
+      }
+    }
+    const std::string out = element(outs[s], zeros(outs[s].rank()));
+    if (!isa.reduce_add.empty()) {
+      w.line(out + " += " + isa.reduce_add + "(" + sum[0] + ");");
+    } else {
+      const std::string lanes = w.fresh("lanes");
+      w.line("float " + lanes + "[" + std::to_string(width) + "];");
+      w.line(isa.store + "(" + lanes + ", " + sum[0] + ");");
+      std::string total = lanes + "[0]";
+      for (std::int64_t i = 1; i < width; ++i) total += " + " + lanes + "[" + std::to_string(i) + "]";
+      w.line(out + " += " + total + ";");
+    }
   }
   w.close();
 }
@@ -362,8 +390,12 @@ void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<C
       return;
     }
     case KernelKind::bcast_fma: bcast_fma(w, need(isa, k), ops[0], ops[1], out); return;
-    case KernelKind::dot_fma: chained_sum(w, need(isa, k), k, ops[0], &ops[1], out); return;
-    case KernelKind::vec_sum_run: chained_sum(w, need(isa, k), k, ops[0], nullptr, out); return;
+    case KernelKind::dot_fma: {
+      const DotRuns d = dot_runs(ops[0], ops[1], out);
+      chained_sums(w, need(isa, k), k, d.rows, d.cols, d.outs);
+      return;
+    }
+    case KernelKind::vec_sum_run: chained_sums(w, need(isa, k), k, {ops[0]}, {}, {out}); return;
     case KernelKind::vec_sum_rows: sum_rows(w, need(isa, k), std::get<ReduceSum>(spec.op).axis, ops[0], out); return;
     case KernelKind::vec_sum_runs: sum_runs(w, need(isa, k), ops[0], out); return;
   }

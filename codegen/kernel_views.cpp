@@ -21,6 +21,20 @@ Shape matrix_row(const CView& v, std::int64_t cols) {
   return s;
 }
 
+DotRuns dot_runs(const CView& a, const CView& b, const CView& out) {
+  const std::size_t r = a.rank();
+  const std::int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+  DotRuns d;
+  for (std::int64_t i = 0; i < m; ++i) d.rows.push_back(a.sub(matrix_at(a, i, 0), matrix_row(a, k)));
+  Shape column(b.rank(), 1);
+  column[r - 2] = k;
+  for (std::int64_t j = 0; j < n; ++j) d.cols.push_back(b.sub(matrix_at(b, 0, j), column));
+  for (std::int64_t i = 0; i < m; ++i) {
+    for (std::int64_t j = 0; j < n; ++j) d.outs.push_back(out.sub(matrix_at(out, i, j), Shape(out.rank(), 1)));
+  }
+  return d;
+}
+
 void for_each_row_register(std::size_t axis, const CView& in, const CView& out, std::int64_t width, const Affine& step,
                            const std::function<void(const CView& reg, const CView& run)>& add) {
   // Whole registers of a row-major buffer (a register may span rows), or register panels (a buffer blocked on its

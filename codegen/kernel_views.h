@@ -18,6 +18,13 @@ Coord matrix_at(const CView& v, std::int64_t i, std::int64_t j);
 /// A 1 x `cols` extent in such a view.
 Shape matrix_row(const CView& v, std::int64_t cols);
 
+/// dot_fma's operands as runs: the rows of `a` (1 x k each), the columns of `b` (k x 1 each, dense in a column-major
+/// tile) and the output elements, row-major (out[i * n + j] is the dot of row i and column j).
+struct DotRuns {
+  std::vector<CView> rows, cols, outs;
+};
+DotRuns dot_runs(const CView& a, const CView& b, const CView& out);
+
 /// For vec_sum_rows (out += the sum of `in` over `axis`, out whole registers of `width` lanes or register panels):
 /// calls `add` with each output register's view (fewer lanes for a panel row's partial last register) and the
 /// dense run of `in` it adds at position `step` along the axis.

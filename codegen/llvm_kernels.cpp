@@ -145,39 +145,53 @@ struct Kernels {
     }
   }
 
-  /// out += the sum over k elements of dense runs of a · b (dot_fma) or of a alone (`bv` null, vec_sum_run), in
-  /// dot_chains accumulators stepping through the runs, then summed pairwise, then the lanes.
-  void chained_sum(KernelKind kind, const CView& a, const CView* bv, const CView& out) {
-    const std::int64_t k = a.shape.back(), width = c.width();
-    const std::int64_t chains = dot_chains(k / width);
+  /// outs[s] += the sum over k elements of dense runs: for dot_fma the dot of row s / n of `rows` and column s % n
+  /// of `cols`, for vec_sum_run (`cols` empty) its one row alone; each sum in dot_fma_chains accumulators stepping
+  /// through the runs (every run loaded once per step), then its chains summed pairwise, then its lanes.
+  void chained_sums(KernelKind kind, const std::vector<CView>& rows, const std::vector<CView>& cols,
+                    const std::vector<CView>& outs) {
+    const std::int64_t k = rows.front().shape.back(), width = c.width();
+    const std::size_t n = std::max<std::size_t>(1, cols.size());
+    const std::int64_t chains = dot_fma_chains(static_cast<std::int64_t>(outs.size()), k / width);
     KRIEK_ASSERT(k % (chains * width) == 0, kernel_name(kind), ": ", k, " elements in ", chains, " chains of ", width);
-    Value* pa = run(a, kind);
-    Value* pb = bv ? run(*bv, kind) : nullptr;
+    std::vector<Value*> pa, pb;
+    for (const CView& row : rows) pa.push_back(run(row, kind));
+    for (const CView& col : cols) pb.push_back(run(col, kind));
+    // acc[s * chains + i]: chain i of sum s.
     std::vector<Value*> acc;
-    for (std::int64_t i = 0; i < chains; ++i) {
+    for (std::size_t s = 0; s < outs.size() * static_cast<std::size_t>(chains); ++s) {
       acc.push_back(c.slot(vec()));
       b.CreateStore(llvm::Constant::getNullValue(vec()), acc.back());
     }
     const Affine j = c.open_loop(k / (chains * width)) * (chains * width);
     for (std::int64_t i = 0; i < chains; ++i) {
       Value* at = c.index(j + Affine(i * width));
-      Value* va = load_run(b.CreateInBoundsGEP(f32(), pa, {at}));
-      Value* sum = b.CreateLoad(vec(), acc[i]);
-      sum = pb ? fma(va, load_run(b.CreateInBoundsGEP(f32(), pb, {at})), sum) : b.CreateFAdd(sum, va);
-      b.CreateStore(sum, acc[i]);
+      std::vector<Value*> va, vb;
+      for (Value* p : pa) va.push_back(load_run(b.CreateInBoundsGEP(f32(), p, {at})));
+      for (Value* p : pb) vb.push_back(load_run(b.CreateInBoundsGEP(f32(), p, {at})));
+      for (std::size_t s = 0; s < outs.size(); ++s) {
+        Value* slot = acc[s * static_cast<std::size_t>(chains) + static_cast<std::size_t>(i)];
+        Value* sum = b.CreateLoad(vec(), slot);
+        sum = cols.empty() ? b.CreateFAdd(sum, va[s / n]) : fma(va[s / n], vb[s % n], sum);
+        b.CreateStore(sum, slot);
+      }
     }
     c.close_loop();
-    std::vector<Value*> v;
-    for (Value* slot : acc) v.push_back(b.CreateLoad(vec(), slot));
-    for (std::size_t step = 1; step < v.size(); step *= 2) {
-      for (std::size_t i = 0; i + step < v.size(); i += 2 * step) v[i] = b.CreateFAdd(v[i], v[i + step]);
-    }
     // The lanes in a tree (reassociation allowed on this one reduction, as _mm512_reduce_add_ps does).
     llvm::FastMathFlags reassoc;
     reassoc.setAllowReassoc();
-    Value* lanes = b.CreateFAddReduce(llvm::ConstantFP::get(f32(), -0.0), v[0]);
-    llvm::cast<llvm::Instruction>(lanes)->setFastMathFlags(reassoc);
-    store0(b.CreateFAdd(at0(out), lanes), out);
+    for (std::size_t s = 0; s < outs.size(); ++s) {
+      std::vector<Value*> v;
+      for (std::int64_t i = 0; i < chains; ++i) {
+        v.push_back(b.CreateLoad(vec(), acc[s * static_cast<std::size_t>(chains) + static_cast<std::size_t>(i)]));
+      }
+      for (std::size_t step = 1; step < v.size(); step *= 2) {
+        for (std::size_t i = 0; i + step < v.size(); i += 2 * step) v[i] = b.CreateFAdd(v[i], v[i + step]);
+      }
+      Value* lanes = b.CreateFAddReduce(llvm::ConstantFP::get(f32(), -0.0), v[0]);
+      llvm::cast<llvm::Instruction>(lanes)->setFastMathFlags(reassoc);
+      store0(b.CreateFAdd(at0(outs[s]), lanes), outs[s]);
+    }
   }
 
   /// The mask of the first `n` lanes for a count known only at run time (0 <= n <= 16 lanes of 16).
@@ -377,8 +391,11 @@ void emit_ir_kernel(IrKernelContext& c, KernelKind k, const Spec& spec, const st
       return g.set(out, g.binary(std::get<Binary>(spec.op).op, reg(ops[0]), reg(ops[1])));
     }
     case KernelKind::bcast_fma: return g.bcast_fma(ops[0], ops[1], out);
-    case KernelKind::dot_fma: return g.chained_sum(k, ops[0], &ops[1], out);
-    case KernelKind::vec_sum_run: return g.chained_sum(k, ops[0], nullptr, out);
+    case KernelKind::dot_fma: {
+      const DotRuns d = dot_runs(ops[0], ops[1], out);
+      return g.chained_sums(k, d.rows, d.cols, d.outs);
+    }
+    case KernelKind::vec_sum_run: return g.chained_sums(k, {ops[0]}, {}, {out});
     case KernelKind::vec_sum_rows: return g.sum_rows(std::get<ReduceSum>(spec.op).axis, ops[0], out);
     case KernelKind::vec_sum_runs: return g.sum_runs(ops[0], out);
   }

@@ -41,17 +41,17 @@ Cost chained(Cost ports, Cost stream, Cost latency) {
   return std::max(ports, stream) + (latency > ports ? latency - ports : 0);
 }
 
-/// A sum over `steps` register-sized steps of dense runs (dot_fma, vec_sum_run): each step one vector op of cost
-/// `op` and `loads` loads, in `dot_chains` independent accumulator chains, beside `stream` (lines from beyond L1);
-/// then the chains and the lanes summed (chains - 1 adds, log2(vs) steps across the lanes) and the scalar add into
-/// the output. The chains' latency is not charged: the calls of a loop sum other runs (a tile's dots, a
-/// reduction's rows), whose chains the core overlaps with the next call's. 17x160x3 as 51 dots of 10 steps: about
-/// 12 cycles each, where their latency (two chains of 5 FMAs, then the lanes) is 30.
-Cost chained_sum_cost(const CostModel& m, std::int64_t vs, Cost steps, Cost op, Cost loads, Cost stream) {
-  const Cost chains = static_cast<Cost>(dot_chains(static_cast<std::int64_t>(steps)));
+/// `sums` sums (dot_fma's dots, vec_sum_run's row) over `steps` register-sized steps of dense runs: each step one
+/// vector op of cost `op` per sum and `loads` loads in all, beside `stream` (lines from beyond L1); each sum in
+/// dot_fma_chains accumulator chains, then its chains and lanes summed (chains - 1 adds, log2(vs) steps across the
+/// lanes of a shuffle and an add each, the shuffles on one port) and the scalar add into the output. The chains' latency is not charged: the calls of a loop sum other
+/// runs (a tile's dots, a reduction's rows), whose chains the core overlaps with the next call's. 17x160x3 as 51
+/// dots of 10 steps: about 12 cycles each, where their latency (two chains of 5 FMAs, then the lanes) is 30.
+Cost chained_sum_cost(const CostModel& m, std::int64_t vs, Cost steps, Cost sums, Cost op, Cost loads, Cost stream) {
+  const Cost chains = static_cast<Cost>(dot_fma_chains(static_cast<std::int64_t>(sums), static_cast<std::int64_t>(steps)));
   const Cost lane_steps = static_cast<Cost>(std::bit_width(static_cast<std::uint64_t>(vs)) - 1);
-  const Cost reduce = (chains - 1 + lane_steps) * m.vector_op + m.scalar_op;
-  return std::max({steps * op, loads * steps * m.vector_load, stream}) + reduce;
+  const Cost reduce = sums * ((chains - 1 + 2 * lane_steps) * m.vector_op + m.scalar_op);
+  return std::max({steps * sums * op, steps * loads * m.vector_load, stream}) + reduce;
 }
 
 /// Cost of one kernel call on its Spec's operands.
@@ -103,16 +103,22 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       return c;
     }
     case KernelKind::dot_fma: {
-      // k/vs FMAs, each with two loads; operands beyond L1 stream their lines beside the ports.
+      // k/vs steps of an FMA per dot and a load per run (m rows, n columns); operands beyond L1 stream their lines
+      // beside the ports; an output in memory is read and written once per dot.
+      const TensorSpec& a = spec.input(0);
+      const std::size_t r = a.rank();
       const std::int64_t vs = vector_width(target, out.dtype);
-      const Cost fmas = static_cast<Cost>(spec.input(0).elements() / vs);
-      return chained_sum_cost(m, vs, fmas, m.vector_fma, 2, stream_cost(m, spec.input(0)) + stream_cost(m, spec.input(1)));
+      const Cost rows = static_cast<Cost>(a.shape[r - 2]), cols = static_cast<Cost>(spec.input(1).shape[r - 1]);
+      const Cost steps = static_cast<Cost>(a.shape[r - 1] / vs);
+      return chained_sum_cost(m, vs, steps, rows * cols, m.vector_fma, rows + cols,
+                              stream_cost(m, a) + stream_cost(m, spec.input(1))) +
+             rows * cols * 2 * access(m, out);
     }
     case KernelKind::vec_sum_run: {
       // k/vs vector adds, each with one load.
       const std::int64_t vs = vector_width(target, out.dtype);
       const Cost adds = static_cast<Cost>(spec.input(0).elements() / vs);
-      return chained_sum_cost(m, vs, adds, m.vector_op, 1, stream_cost(m, spec.input(0)));
+      return chained_sum_cost(m, vs, adds, 1, m.vector_op, 1, stream_cost(m, spec.input(0)));
     }
     case KernelKind::vec_sum_rows: {
       // k steps along the axis, each adding one loaded register into every output register: the adds and loads

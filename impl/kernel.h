@@ -37,9 +37,11 @@ enum class KernelKind : std::uint8_t {
   /// (the report's DirectConv, Figure 3); image and filters in RF or memory, none in VRF; no padding (any stride:
   /// the one output reads the window at the image's origin).
   direct_conv,
-  /// Matmul[acc] 1×k · k×1 → 1×1: a dot product of two dense runs of k elements in memory (k a multiple of the
-  /// vector size), accumulated in vector registers (several independent chains) and summed into the output in
-  /// RF. The kernel of matrix-vector products, where no output dimension is wide enough for registers.
+  /// Matmul[acc] m×k · k×n → m×n: the m·n dot products of the lhs rows and the rhs columns, each a dense run of k
+  /// elements in memory (k a multiple of the vector size; the rhs column-major when n > 1), accumulated in vector
+  /// registers (one per dot; several independent chains for a single dot) and summed into the output, one RF
+  /// element or m·n elements in memory. The kernel of matrix-vector products and of a narrow rhs transposed,
+  /// where no output dimension is wide enough for registers.
   dot_fma,
   /// ReduceSum[acc] over the input's innermost axis whose input is one dense run of k elements in memory (k a
   /// multiple of the vector size) and whose output is one RF element: dot_fma's accumulator chains adding the
@@ -125,6 +127,9 @@ std::optional<std::string> kernel_illegal(KernelKind k, const Spec& spec, const 
 /// Independent accumulator chains dot_fma uses over `vectors` register-sized steps: the largest of 8, 4, 2, 1
 /// that divides it (8 chains hide the FMA latency on two FMA ports).
 std::int64_t dot_chains(std::int64_t vectors);
+/// Accumulator chains per dot of a dot_fma of `dots` dots over `vectors` steps: dot_chains for one dot, else one
+/// (the dots are the independent chains).
+std::int64_t dot_fma_chains(std::int64_t dots, std::int64_t vectors);
 
 /// Accumulator sets vec_sum_rows keeps for an output of `registers` registers summed over `steps` steps: enough
 /// that 8 adds are in flight (two add ports of 4 cycles' latency) when the output alone has fewer, at most one per

@@ -157,19 +157,34 @@ Why dense_run(const Spec& s, std::size_t i) {
   return std::nullopt;
 }
 
+/// dot_fma: every lhs row and rhs column a dense run of whole registers, the output one RF element or memory, and
+/// a register for each dot and each run loaded per step.
 Why dot_fma_rules(const Spec& s, const Target& t) {
   const TensorSpec& a = s.operands[0];
+  const TensorSpec& b = s.operands[1];
   const TensorSpec& c = s.operands[2];
   if (Why w = one_matmul(s, "dot_fma")) return w;
   const std::size_t r = a.rank();
-  if (a.shape[r - 2] != 1 || s.operands[1].shape[r - 1] != 1) {
-    return fail("dot_fma computes one element, not ", a.shape[r - 2], "x", s.operands[1].shape[r - 1]);
-  }
+  const std::int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
   const std::int64_t width = t.vector_elements(Dtype::f32);
-  if (a.shape[r - 1] % width != 0) return fail("k = ", a.shape[r - 1], " is not a multiple of the vector size ", width);
-  if (Why w = dense_run(s, 0)) return w;
-  if (Why w = dense_run(s, 1)) return w;
-  if (c.level != Level::RF) return fail("the output ", name(s, 2), " is not in RF");
+  if (k % width != 0) return fail("k = ", k, " is not a multiple of the vector size ", width);
+  if (m == 1) {
+    if (Why w = dense_run(s, 0)) return w;
+  } else if (!is_memory(a.level) || !a.layout.same_placement(Layout::row_major(), a.shape)) {
+    return fail("the rows of ", name(s, 0), " are not dense runs in memory (", layout_text(a.layout), ")");
+  }
+  if (n == 1) {
+    if (Why w = dense_run(s, 1)) return w;
+  } else if (!is_memory(b.level) || !b.layout.same_placement(Layout::col_major(), b.shape)) {
+    return fail("the columns of ", name(s, 1), " are not dense runs in memory (", layout_text(b.layout), ")");
+  }
+  if (m * n == 1 ? c.level != Level::RF && !is_memory(c.level) : !is_memory(c.level)) {
+    return fail("the output ", name(s, 2), " is ", m * n == 1 ? "neither in RF nor in memory" : "not in memory");
+  }
+  if (m * n + m + n > t.vector_registers) {
+    return fail("needs ", m * n + m + n, " vector registers (", m * n, " dots, ", m + n, " runs loaded per step), the "
+                "target has ", t.vector_registers);
+  }
   return std::nullopt;
 }
 
@@ -366,6 +381,8 @@ std::int64_t dot_chains(std::int64_t vectors) {
   }
   return 1;
 }
+
+std::int64_t dot_fma_chains(std::int64_t dots, std::int64_t vectors) { return dots == 1 ? dot_chains(vectors) : 1; }
 
 std::int64_t sum_rows_sets(std::int64_t registers, std::int64_t steps) {
   KRIEK_ASSERT(registers > 0 && steps > 0, "sum_rows_sets of ", registers, " registers, ", steps, " steps");

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 
 #include "codegen/compile.h"
@@ -12,6 +13,7 @@
 #include "codegen/emit_llvm.h"
 #include "codegen/kernel_runtime.h"
 #include "codegen/measure.h"
+#include "impl/printer.h"
 #include "sched/schedule.h"
 #include "spec/text.h"
 #include "support/golden.h"
@@ -278,6 +280,38 @@ TEST_CASE("matrix-vector products use dot_fma on AVX-512 and AVX2, with several 
   const Schedule s = schedule(spec, target).move_output(Level::RF).select(KernelKind::dot_fma).complete();
   const std::string code = emit_c(s.impl(), target).code;
   CHECK_THAT(code, Contains("acc7") && Contains("_mm512_reduce_add_ps"));
+  check_runs(s.impl(), target);
+}
+
+TEST_CASE("a narrow rhs transposed into L1 and read by tiles of dots, on AVX-512 and AVX2", "[codegen]") {
+  // The DP's picks: the rhs copied column-major (a loop of one-element copies), then dot_fma on tiles of rows.
+  for (const char* name : {"avx512", "avx2"}) {
+    const Target target = named_target(name);
+    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+    for (const char* text : {"matmul 17x160x3 f32", "matmul 2x20x64x2 f32"}) {
+      const Spec spec = parse_spec(text, target);
+      const ImplPtr impl = *synth.best(spec, capacities(target));
+      INFO(name << ": " << text << "\n" << print_impl(impl));
+      bool col = false, tile = false;
+      const std::function<void(const ImplNode&)> visit = [&](const ImplNode& n) {
+        if (const auto* m = std::get_if<MoveOp>(&n.kind)) col |= m->dest.layout == Layout::col_major();
+        if (const auto* k = std::get_if<KernelCall>(&n.kind)) {
+          tile |= k->kernel == KernelKind::dot_fma && n.spec.output().elements() > 1;
+        }
+        for (const ImplPtr& c : n.children) visit(*c);
+      };
+      visit(*impl);
+      CHECK(col);
+      CHECK(tile);
+      check_runs(impl, target);
+    }
+  }
+  // By hand: 5 x 4 dots (the most that fit AVX-512's registers beside their runs) over 3 steps, the rhs given
+  // column-major, accumulating into the output where it is.
+  const Target target = named_target("avx512");
+  const Spec spec = parse_spec("matmul[acc] (5x48 f32 GL row, 48x4 f32 GL col -> 5x4 f32 GL row)", target);
+  const Schedule s = schedule(spec, target).select(KernelKind::dot_fma).complete();
+  CHECK_THAT(emit_c(s.impl(), target).code, Contains("acc") && Contains("_mm512_reduce_add_ps"));
   check_runs(s.impl(), target);
 }
 

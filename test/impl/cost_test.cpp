@@ -223,13 +223,22 @@ TEST_CASE("cost: dot_fma is bound by its loads or the lines it streams", "[impl]
   auto dot = [&](std::int64_t k, Level level) {
     return kernel_cost(KernelKind::dot_fma, matmul(ts({1, k}, level), ts({k, 1}, level), out, true));
   };
-  // 256 from L1: 16 FMAs in 8 chains, 32 loads: load-bound; then the chains and lanes are summed.
-  const Cost reduce = (7 + 4) * m.vector_op + m.scalar_op;
+  // 256 from L1: 16 FMAs in 8 chains, 32 loads: load-bound; then the chains summed (7 adds) and the lanes (4
+  // steps of a shuffle and an add).
+  const Cost reduce = (7 + 2 * 4) * m.vector_op + m.scalar_op;
   CHECK(dot(256, Level::L1) == 32 * m.vector_load + reduce);
   // 16: one FMA, two loads; its latency overlaps the next call's (a loop of dots), so it is not charged.
-  CHECK(dot(16, Level::L1) == 2 * m.vector_load + 4 * m.vector_op + m.scalar_op);
+  CHECK(dot(16, Level::L1) == 2 * m.vector_load + 2 * 4 * m.vector_op + m.scalar_op);
   // From main memory the lines dominate: 2 x 16 lines.
   CHECK(dot(256, Level::GL) == 32 * m.line_from[static_cast<std::size_t>(Level::GL)] + reduce);
+  // A tile of 4 x 3 dots over 4 steps from L1 into L1: 48 FMAs, 28 loads, one chain and one lane reduction per dot,
+  // each output element read and written.
+  const Spec tile = matmul(ts({4, 64}, Level::L1), ts({64, 3}, Level::L1, Layout::col_major()), ts({4, 3}, Level::L1), true);
+  CHECK(kernel_cost(KernelKind::dot_fma, tile) ==
+        48 * m.vector_fma + 12 * (2 * 4 * m.vector_op + m.scalar_op) +
+            12 * 2 * m.element_access[static_cast<std::size_t>(Level::L1)]);
+  CHECK(dot_fma_chains(1, 16) == 8);
+  CHECK(dot_fma_chains(12, 16) == 1);
   CHECK(dot_chains(16) == 8);
   CHECK(dot_chains(12) == 4);
   CHECK(dot_chains(3) == 1);
@@ -261,13 +270,13 @@ TEST_CASE("cost: vec_sum_run sums a row like dot_fma with one load per add", "[i
     return kernel_cost(KernelKind::vec_sum_run,
                        Spec{ReduceSum{1, true}, {ts({1, k}, level), ts({1}, Level::RF)}, false});
   };
-  const Cost reduce = (7 + 4) * m.vector_op + m.scalar_op;
+  const Cost reduce = (7 + 2 * 4) * m.vector_op + m.scalar_op;
   // 256 from L1: 16 adds in 8 chains, 16 loads.
   CHECK(run(256, Level::L1) == 16 * m.vector_load + reduce);
   // From main memory: 16 lines.
   CHECK(run(256, Level::GL) == 16 * m.line_from[static_cast<std::size_t>(Level::GL)] + reduce);
   // 16: one add and its load (its latency is not charged, as dot_fma's).
-  CHECK(run(16, Level::L1) == m.vector_load + 4 * m.vector_op + m.scalar_op);
+  CHECK(run(16, Level::L1) == m.vector_load + 2 * 4 * m.vector_op + m.scalar_op);
 }
 
 TEST_CASE("cost: vec_sum_runs adds its rows like vec_sum_rows, then one transpose for all lanes", "[impl][cost]") {

@@ -227,21 +227,36 @@ TEST_CASE("bcast_fma: an odd n in register panels, the last register of each row
   accepts(k, matmul(ts({14, 1}), ts({1, 20}), panels({14, 20}), true));
 }
 
-TEST_CASE("dot_fma: 1 x k times k x 1 from dense runs in memory into one RF element", "[kernel]") {
+TEST_CASE("dot_fma: m x n dots of dense lhs rows and rhs columns into RF or memory", "[kernel]") {
   const auto k = KernelKind::dot_fma;
   accepts(k, matmul(ts({1, 64}), ts({64, 1}), rf({1, 1}), true));
   accepts(k, matmul(ts({1, 32}, Level::L1), ts({32, 1}, Level::L2), rf({1, 1}), true));
+  accepts(k, matmul(ts({1, 64}), ts({64, 1}), ts({1, 1}, Level::L1), true));  // one dot into memory
   rejects(k, matmul(ts({1, 64}), ts({64, 1}), rf({1, 1}), false), "does not accumulate");
-  rejects(k, matmul(ts({2, 64}), ts({64, 1}), rf({2, 1}), true), "dot_fma computes one element, not 2x1");
   rejects(k, matmul(ts({1, 24}), ts({24, 1}), rf({1, 1}), true), "k = 24 is not a multiple of the vector size 16");
   TensorSpec column = ts({64, 1});
   column.contiguous = false;  // a column of a wider matrix: k elements a row apart
   rejects(k, matmul(ts({1, 64}), column, rf({1, 1}), true), "operand 1 (64x1 GL) is not one dense run (row, strided)");
-  rejects(k, matmul(ts({1, 64}), ts({64, 1}), ts({1, 1}), true), "the output operand 2 (1x1 GL) is not in RF");
   rejects(k, matmul(vec({1, 16}), ts({16, 1}), rf({1, 1}), true), "operand 0 (1x16 VRF) is not in memory");
+  rejects(k, matmul(ts({1, 64}), ts({64, 1}), vec({1, 1}), true), "the output operand 2 (1x1 VRF) is neither in RF nor");
   rejects(k, matmul(ts({1, 64}), ts({64, 1}), rf({1, 1}), true), "has no vector registers", scalar_target());
   accepts(k, matmul(ts({1, 1, 64}), ts({1, 64, 1}), rf({1, 1, 1}), true));
   rejects(k, matmul(ts({2, 1, 64}), ts({2, 64, 1}), rf({2, 1, 1}), true), "dot_fma needs rank-2 operands or a batch of 1");
+  // A tile of dots: rows of the lhs (at any stride) and columns of a column-major rhs, the output in memory.
+  const TensorSpec cols = ts({64, 3}, Level::L1, Layout::col_major());
+  TensorSpec rows = ts({4, 64}, Level::L1);
+  rows.contiguous = false;
+  accepts(k, matmul(rows, cols, ts({4, 3}, Level::L1), true));
+  accepts(k, matmul(ts({1, 4, 64}), ts({1, 64, 3}, Level::L1, Layout::col_major()), ts({1, 4, 3}), true));
+  rejects(k, matmul(rows, cols, rf({4, 3}), true), "the output operand 2 (4x3 RF) is not in memory");
+  rejects(k, matmul(rows, ts({64, 3}), ts({4, 3}), true),
+          "the columns of operand 1 (64x3 GL) are not dense runs in memory (row)");
+  rejects(k, matmul(ts({4, 64}, Level::L1, Layout::blocked(1, 16)), cols, ts({4, 3}), true),
+          "the rows of operand 0 (4x64 L1) are not dense runs in memory (blk1:16)");
+  // 6 x 4 dots and the 10 runs each step loads take 34 registers; AVX-512 has 32, AVX2 16.
+  accepts(k, matmul(ts({5, 64}), ts({64, 4}, Level::L1, Layout::col_major()), ts({5, 4}), true));
+  rejects(k, matmul(ts({6, 64}), ts({64, 4}, Level::L1, Layout::col_major()), ts({6, 4}), true),
+          "needs 34 vector registers (24 dots, 10 runs loaded per step), the target has 32");
 }
 
 namespace {
