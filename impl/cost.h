@@ -19,8 +19,9 @@ using Cost = std::uint64_t;
 /// Per-target constants, in Cost units (1/16 cycle) unless said otherwise.
 struct CostModel {
   /// Bumped whenever a formula changes: tables built with another version are stale. 17: sums and dots at
-  /// their port rate, scalar copies and their loops, one-element RF buffers cheaper (a transposing copy).
-  std::uint32_t version = 17;
+  /// their port rate, scalar copies and their loops, one-element RF buffers cheaper (a transposing copy). 18: tiles
+  /// of dots, a lane step a shuffle and an add.
+  std::uint32_t version = 18;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
