@@ -112,6 +112,8 @@ void bcast_fma(CWriter& w, const VectorIsa& isa, const CView& a, const CView& b,
   }
 }
 
+std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std::size_t first, bool avx512);
+
 /// outs[s] += the sum over k elements of dense runs: for dot_fma the dot of row s / n of `rows` and column s % n of
 /// `cols`, for vec_sum_run (`cols` empty) its one row alone; each sum in dot_fma_chains vector accumulators
 /// stepping through the runs in one C loop (every run loaded once per step), then its chains summed, then its lanes.
@@ -162,13 +164,41 @@ void chained_sums(CWriter& w, const VectorIsa& isa, KernelKind kind, const std::
     }
   }
   w.close();
-  for (std::size_t s = 0; s < outs.size(); ++s) {
-    std::vector<std::string>& sum = acc[s];
+  for (std::vector<std::string>& sum : acc) {  // each sum's chains added pairwise
     for (std::size_t step = 1; step < sum.size(); step *= 2) {
       for (std::size_t i = 0; i + step < sum.size(); i += 2 * step) {
         w.line(sum[i] + " = " + isa.add + "(" + sum[i] + ", " + sum[i + step] + ");");
       }
     }
+  }
+  if (dot_fma_tree(static_cast<std::int64_t>(outs.size()), width)) {
+    // A register of sums at a time, transposed into the lanes of two (AVX-512) or one (AVX2) 8-lane registers.
+    const std::string zero = w.fresh("z");  // the missing sums of a last partial group
+    if (outs.size() % static_cast<std::size_t>(width) != 0) {
+      w.line("const " + isa.type + " " + zero + " = " + isa.zero + "();");
+    }
+    for (std::size_t first = 0; first < outs.size(); first += static_cast<std::size_t>(width)) {
+      std::vector<std::string> group;
+      for (std::size_t s = first; s < first + static_cast<std::size_t>(width); ++s) {
+        group.push_back(s < outs.size() ? acc[s][0] : zero);
+      }
+      const std::string lanes = w.fresh("lanes");
+      w.line("float " + lanes + "[" + std::to_string(width) + "];");
+      if (width == 8) {
+        w.line("_mm256_storeu_ps(" + lanes + ", " + transpose_sum8(w, group, 0, false) + ");");
+      } else {
+        w.line("_mm256_storeu_ps(" + lanes + ", " + transpose_sum8(w, group, 0, true) + ");");
+        w.line("_mm256_storeu_ps(" + lanes + " + 8, " + transpose_sum8(w, group, 8, true) + ");");
+      }
+      for (std::size_t s = first; s < std::min(outs.size(), first + static_cast<std::size_t>(width)); ++s) {
+        w.line(element(outs[s], zeros(outs[s].rank())) + " += " + lanes + "[" + std::to_string(s - first) + "];");
+      }
+    }
+    w.close();
+    return;
+  }
+  for (std::size_t s = 0; s < outs.size(); ++s) {
+    std::vector<std::string>& sum = acc[s];
     const std::string out = element(outs[s], zeros(outs[s].rank()));
     if (!isa.reduce_add.empty()) {
       w.line(out + " += " + isa.reduce_add + "(" + sum[0] + ");");

@@ -177,9 +177,7 @@ struct Kernels {
       }
     }
     c.close_loop();
-    // The lanes in a tree (reassociation allowed on this one reduction, as _mm512_reduce_add_ps does).
-    llvm::FastMathFlags reassoc;
-    reassoc.setAllowReassoc();
+    std::vector<Value*> sums;  // each sum's chains added pairwise
     for (std::size_t s = 0; s < outs.size(); ++s) {
       std::vector<Value*> v;
       for (std::int64_t i = 0; i < chains; ++i) {
@@ -188,7 +186,25 @@ struct Kernels {
       for (std::size_t step = 1; step < v.size(); step *= 2) {
         for (std::size_t i = 0; i + step < v.size(); i += 2 * step) v[i] = b.CreateFAdd(v[i], v[i + step]);
       }
-      Value* lanes = b.CreateFAddReduce(llvm::ConstantFP::get(f32(), -0.0), v[0]);
+      sums.push_back(v[0]);
+    }
+    if (dot_fma_tree(static_cast<std::int64_t>(outs.size()), width)) {
+      // A register of sums at a time, transposed into its lanes.
+      for (std::size_t first = 0; first < sums.size(); first += static_cast<std::size_t>(width)) {
+        const std::size_t last = std::min(sums.size(), first + static_cast<std::size_t>(width));
+        Value* lanes = lane_sums({sums.begin() + static_cast<std::ptrdiff_t>(first),
+                                  sums.begin() + static_cast<std::ptrdiff_t>(last)});
+        for (std::size_t s = first; s < last; ++s) {
+          store0(b.CreateFAdd(at0(outs[s]), b.CreateExtractElement(lanes, b.getInt64(s - first))), outs[s]);
+        }
+      }
+      return;
+    }
+    // Each sum's lanes in a tree (reassociation allowed on this one reduction, as _mm512_reduce_add_ps does).
+    llvm::FastMathFlags reassoc;
+    reassoc.setAllowReassoc();
+    for (std::size_t s = 0; s < outs.size(); ++s) {
+      Value* lanes = b.CreateFAddReduce(llvm::ConstantFP::get(f32(), -0.0), sums[s]);
       llvm::cast<llvm::Instruction>(lanes)->setFastMathFlags(reassoc);
       store0(b.CreateFAdd(at0(outs[s]), lanes), outs[s]);
     }
@@ -278,13 +294,26 @@ struct Kernels {
       }
       if (k % width != 0) add_rows(Affine(k - k % width), k % width);  // the rows' partial last registers, masked
     }
-    // The rows' sums transposed into one register: each step adds pairs of registers, a's lanes folded into the
-    // first half of each segment and b's into the second: a blend (either add port) plus one shuffle, where the
-    // two shuffles of each half take only the shuffle port. In bit-reversed row order, lane r ends as row r's sum;
-    // missing rows (a partial register) are zeros, folded away.
+    // Pinned here: otherwise LLVM sinks every call's transpose past the loops of the calls after it (their results
+    // are read only at the tile's store), holding all accumulators at once and spilling them (reducesum[axis=1]
+    // 256x256: 16 calls, 580 stack accesses, 0.8x C).
+    std::vector<Value*> sums;
+    for (Value* slot : acc) sums.push_back(b.CreateLoad(vec(), slot));
+    llvm::InlineAsm* pin = llvm::InlineAsm::get(llvm::FunctionType::get(vec(), {vec()}, false), "", "=v,0", true);
+    set(out, b.CreateFAdd(get(out), b.CreateCall(pin, {lane_sums(sums)})));
+  }
+
+  /// The register whose lane r is the sum of the lanes of regs[r] (at most one register's lanes of them), the
+  /// registers transposed and summed in a tree: each step adds pairs of registers, a's lanes folded into the first
+  /// half of each segment and b's into the second: a blend (either add port) plus one shuffle, where the two
+  /// shuffles of each half take only the shuffle port. In bit-reversed order, lane r ends as regs[r]'s sum;
+  /// missing registers are zeros, folded away.
+  Value* lane_sums(const std::vector<Value*>& regs) {
+    const std::int64_t width = c.width();
+    KRIEK_ASSERT(static_cast<std::int64_t>(regs.size()) <= width, regs.size(), " registers for ", width, " lanes");
     const auto bits = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(width)) - 1);
     std::vector<Value*> level(static_cast<std::size_t>(width), llvm::Constant::getNullValue(vec()));
-    for (std::size_t r = 0; r < acc.size(); ++r) level[bit_reverse(r, bits)] = b.CreateLoad(vec(), acc[r]);
+    for (std::size_t r = 0; r < regs.size(); ++r) level[bit_reverse(r, bits)] = regs[r];
     for (std::int64_t p = width; level.size() > 1; p /= 2) {
       std::vector<int> blend, swap;
       for (std::int64_t l = 0; l < width; ++l) {
@@ -299,11 +328,7 @@ struct Kernels {
       }
       level = std::move(next);
     }
-    // Pinned here: otherwise LLVM sinks every call's transpose past the loops of the calls after it (their results
-    // are read only at the tile's store), holding all accumulators at once and spilling them (reducesum[axis=1]
-    // 256x256: 16 calls, 580 stack accesses, 0.8x C).
-    llvm::InlineAsm* pin = llvm::InlineAsm::get(llvm::FunctionType::get(vec(), {vec()}, false), "", "=v,0", true);
-    set(out, b.CreateFAdd(get(out), b.CreateCall(pin, {level[0]})));
+    return level[0];
   }
 
   /// out += the sum of `in` over `axis` (not its innermost), out in registers: a loop over the axis, in which

@@ -43,15 +43,21 @@ Cost chained(Cost ports, Cost stream, Cost latency) {
 
 /// `sums` sums (dot_fma's dots, vec_sum_run's row) over `steps` register-sized steps of dense runs: each step one
 /// vector op of cost `op` per sum and `loads` loads in all, beside `stream` (lines from beyond L1); each sum in
-/// dot_fma_chains accumulator chains, then its chains and lanes summed (chains - 1 adds, log2(vs) steps across the
-/// lanes of a shuffle and an add each, the shuffles on one port) and the scalar add into the output. The chains' latency is not charged: the calls of a loop sum other
+/// dot_fma_chains accumulator chains, then its chains summed (chains - 1 adds), its lanes summed (log2(vs) steps of a
+/// shuffle and an add each, the shuffles on one port; or a register of sums at a time in a transpose tree,
+/// dot_fma_tree) and the scalar add into the output. The chains' latency is not charged: the calls of a loop sum other
 /// runs (a tile's dots, a reduction's rows), whose chains the core overlaps with the next call's. 17x160x3 as 51
 /// dots of 10 steps: about 12 cycles each, where their latency (two chains of 5 FMAs, then the lanes) is 30.
 Cost chained_sum_cost(const CostModel& m, std::int64_t vs, Cost steps, Cost sums, Cost op, Cost loads, Cost stream) {
-  const Cost chains = static_cast<Cost>(dot_fma_chains(static_cast<std::int64_t>(sums), static_cast<std::int64_t>(steps)));
+  const auto n = static_cast<std::int64_t>(sums);
+  const Cost chains = static_cast<Cost>(dot_fma_chains(n, static_cast<std::int64_t>(steps)));
   const Cost lane_steps = static_cast<Cost>(std::bit_width(static_cast<std::uint64_t>(vs)) - 1);
-  const Cost reduce = sums * ((chains - 1 + 2 * lane_steps) * m.vector_op + m.scalar_op);
-  return std::max({steps * sums * op, steps * loads * m.vector_load, stream}) + reduce;
+  const Cost per_sum = (chains - 1) * m.vector_op + m.scalar_op;
+  // A register of sums in a transpose tree (vs - 1 steps of a shuffle, a blend and an add), or each sum's lanes.
+  const Cost trees = static_cast<Cost>((n + vs - 1) / vs);
+  const Cost lanes = dot_fma_tree(n, vs) ? trees * 3 * static_cast<Cost>(vs - 1) * m.vector_op
+                                         : sums * 2 * lane_steps * m.vector_op;
+  return std::max({steps * sums * op, steps * loads * m.vector_load, stream}) + sums * per_sum + lanes;
 }
 
 /// Cost of one kernel call on its Spec's operands.

@@ -130,6 +130,11 @@ std::int64_t dot_chains(std::int64_t vectors);
 /// Accumulator chains per dot of a dot_fma of `dots` dots over `vectors` steps: dot_chains for one dot, else one
 /// (the dots are the independent chains).
 std::int64_t dot_fma_chains(std::int64_t dots, std::int64_t vectors);
+/// Whether a dot_fma of `dots` dots with registers of `width` lanes sums its lanes in transpose trees (a register
+/// of dots at a time into the lanes of one: width - 1 steps of a shuffle, a blend and an add) rather than each
+/// dot's alone (log2(width) steps of a shuffle and an add): from half a register of dots, where the tree takes
+/// fewer shuffles (the port they share).
+bool dot_fma_tree(std::int64_t dots, std::int64_t width);
 
 /// Accumulator sets vec_sum_rows keeps for an output of `registers` registers summed over `steps` steps: enough
 /// that 8 adds are in flight (two add ports of 4 cycles' latency) when the output alone has fewer, at most one per

@@ -384,6 +384,8 @@ std::int64_t dot_chains(std::int64_t vectors) {
 
 std::int64_t dot_fma_chains(std::int64_t dots, std::int64_t vectors) { return dots == 1 ? dot_chains(vectors) : 1; }
 
+bool dot_fma_tree(std::int64_t dots, std::int64_t width) { return dots > 1 && 2 * dots >= width; }
+
 std::int64_t sum_rows_sets(std::int64_t registers, std::int64_t steps) {
   KRIEK_ASSERT(registers > 0 && steps > 0, "sum_rows_sets of ", registers, " registers, ", steps, " steps");
   constexpr std::int64_t kInFlight = 8, kMostRegisters = 24;

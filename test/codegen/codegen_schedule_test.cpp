@@ -307,12 +307,22 @@ TEST_CASE("a narrow rhs transposed into L1 and read by tiles of dots, on AVX-512
     }
   }
   // By hand: 5 x 4 dots (the most that fit AVX-512's registers beside their runs) over 3 steps, the rhs given
-  // column-major, accumulating into the output where it is.
+  // column-major, accumulating into the output where it is: their lanes in transpose trees, a register of 16 dots
+  // and one of 4 (the rest zeros). 2 x 2 dots: each dot's lanes alone.
   const Target target = named_target("avx512");
-  const Spec spec = parse_spec("matmul[acc] (5x48 f32 GL row, 48x4 f32 GL col -> 5x4 f32 GL row)", target);
-  const Schedule s = schedule(spec, target).select(KernelKind::dot_fma).complete();
-  CHECK_THAT(emit_c(s.impl(), target).code, Contains("acc") && Contains("_mm512_reduce_add_ps"));
-  check_runs(s.impl(), target);
+  const Spec tree = parse_spec("matmul[acc] (5x48 f32 GL row, 48x4 f32 GL col -> 5x4 f32 GL row)", target);
+  const Schedule t = schedule(tree, target).select(KernelKind::dot_fma).complete();
+  CHECK_THAT(emit_c(t.impl(), target).code, Contains("_mm256_hadd_ps") && !Contains("_mm512_reduce_add_ps"));
+  check_runs(t.impl(), target);
+  const Spec alone = parse_spec("matmul[acc] (2x48 f32 GL row, 48x2 f32 GL col -> 2x2 f32 GL row)", target);
+  const Schedule a = schedule(alone, target).select(KernelKind::dot_fma).complete();
+  CHECK_THAT(emit_c(a.impl(), target).code, !Contains("_mm256_hadd_ps") && Contains("_mm512_reduce_add_ps"));
+  check_runs(a.impl(), target);
+  const Target avx2 = named_target("avx2");  // 8 lanes: 4 dots make a tree
+  const Spec four = parse_spec("matmul[acc] (2x32 f32 GL row, 32x2 f32 GL col -> 2x2 f32 GL row)", avx2);
+  const Schedule f = schedule(four, avx2).select(KernelKind::dot_fma).complete();
+  CHECK_THAT(emit_c(f.impl(), avx2).code, Contains("_mm256_hadd_ps"));
+  check_runs(f.impl(), avx2);
 }
 
 TEST_CASE("emitted C of a small schedule (golden)", "[codegen][golden]") {
