@@ -249,9 +249,9 @@ bool conv_output_may_move(const Spec& spec, const ConvPath& cp, Level level) {
 }
 
 /// True for a matmul whose rhs (one K x N matrix: a batch of one) is narrower than a register and whose K is whole
-/// registers: its columns transposed into L1 (a column-major copy) are dense runs that dot_fma reads, where a
-/// register tile would fill N of each register's lanes. 17x160x3: 0.46 -> 0.17 us; 1024x64x2: 13.0 -> 4.7 us. At
-/// N = 8 and more the register tile stays faster (64x64x8: 0.73 against 1.22 us), which the model sees.
+/// registers: its columns transposed into L1 (a column-major copy) are dense runs that dot_fma reads in tiles of
+/// dots, where a register tile would fill N of each register's lanes. 1 thread: 17x160x3 0.51 -> 0.14 us,
+/// 1024x64x2 13.1 -> 2.35 us, 64x64x8 0.77 -> 0.61 us; at 16 columns the register tile is full.
 bool narrow_rhs(const Spec& spec, std::uint32_t width) {
   if (!std::holds_alternative<Matmul>(spec.op)) return false;
   const TensorSpec& b = spec.input(1);
@@ -272,13 +272,14 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
     // Caches take an operand in its own layout (an alias); inputs may also be packed row-major or with the
     // innermost dimension blocked into panels of one cache line (Target::panel_elements). Outputs are not packed.
     std::vector<Layout> layouts{t.layout};
+    const bool transpose = !conv && i == 1 && narrow_rhs(spec, width);
     if (!is_output) {
       // A conv packs its image row-major (to_matmul reads its channels as K) and its filters into panels of
       // output channels (oneDNN's Ohwi8o..64o), nothing else.
       const bool panels = t.rank() >= 2 && width > 1;
       if (!(conv && i == 1 && panels)) layouts.push_back(Layout::row_major());
       if (panels && !(conv && i == 0)) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), target.panel_elements(t.dtype)));
-      if (!conv && i == 1 && narrow_rhs(spec, width)) layouts.push_back(Layout::col_major());
+      if (transpose) layouts.push_back(Layout::col_major());
     }
     // Drop layouts that place this shape's elements like an earlier one.
     std::vector<Layout> distinct;
@@ -292,8 +293,8 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
     for (const LevelInfo& info : target.levels) {
       const Level l = info.level;
       // A transposing copy may stay within the level (from an alias of the operand in L1 to its columns in L1).
-      const bool within = l == t.level && l == Level::L1 && distinct.back().kind == Layout::Kind::col_major &&
-                          !t.layout.same_placement(Layout::col_major(), t.shape);
+      const bool within =
+          transpose && l == t.level && l == Level::L1 && !t.layout.same_placement(Layout::col_major(), t.shape);
       if (!target.faster(l, t.level) && !within) continue;
       if (info.capacity > 0 && t.bytes() > info.capacity) continue;
       // Scalar registers take single elements (vector registers hold the tiles); L2 what L1 cannot hold.
