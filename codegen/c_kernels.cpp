@@ -116,12 +116,14 @@ std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std:
 
 /// outs[s] += the sum over k elements of dense runs: for dot_fma the dot of row s / n of `rows` and column s % n of
 /// `cols`, for vec_sum_run (`cols` empty) its one row alone; each sum in dot_fma_chains vector accumulators
-/// stepping through the runs in one C loop (every run loaded once per step), then its chains summed, then its lanes.
+/// stepping through the runs' whole registers in one C loop (every run loaded once per step), a partial last
+/// register masked, then its chains summed, then its lanes.
 void chained_sums(CWriter& w, const VectorIsa& isa, KernelKind kind, const std::vector<CView>& rows,
                   const std::vector<CView>& cols, const std::vector<CView>& outs) {
-  const std::int64_t k = rows.front().shape.back(), width = isa.width;
+  const std::int64_t k = rows.front().shape.back(), width = isa.width, whole = k - k % width;
   const std::size_t n = std::max<std::size_t>(1, cols.size());
-  const std::int64_t chains = dot_fma_chains(static_cast<std::int64_t>(outs.size()), k / width);
+  const std::int64_t chains =
+      dot_fma_chains(static_cast<std::int64_t>(outs.size()), std::max<std::int64_t>(1, k / width));
   const std::string j = w.fresh("j");
   w.open("");
   std::vector<std::string> pa, pb;
@@ -141,15 +143,15 @@ void chained_sums(CWriter& w, const VectorIsa& isa, KernelKind kind, const std::
       w.line(isa.type + " " + sum.back() + " = " + isa.zero + "();");
     }
   }
-  w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(k) + "; " + j + " += " +
-         std::to_string(chains * width) + ")");
-  for (std::int64_t c = 0; c < chains; ++c) {
-    const std::string at = j + " + " + std::to_string(c * width);
+  // One step at `at` on chain c, `lanes` lanes of each run (the rest of a partial last register loads zero).
+  const auto step = [&](const std::string& at, std::int64_t c, std::int64_t lanes) {
     const auto load = [&](const std::vector<std::string>& p, std::vector<std::string>& regs) {
       regs.clear();
       for (const std::string& base : p) {
         regs.push_back(w.fresh("v"));
-        w.line("const " + isa.type + " " + regs.back() + " = " + isa.load + "(" + base + " + " + at + ");");
+        const std::string address = base + " + " + at;
+        w.line("const " + isa.type + " " + regs.back() + " = " +
+               (lanes == width ? isa.load + "(" + address + ")" : masked_load(isa, address, lanes)) + ";");
       }
     };
     std::vector<std::string> va, vb;
@@ -162,8 +164,14 @@ void chained_sums(CWriter& w, const VectorIsa& isa, KernelKind kind, const std::
                            : isa.fmadd + "(" + va[s / n] + ", " + vb[s % n] + ", " + x + ")") +
              ";");
     }
+  };
+  if (whole > 0) {
+    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(whole) + "; " + j + " += " +
+           std::to_string(chains * width) + ")");
+    for (std::int64_t c = 0; c < chains; ++c) step(j + " + " + std::to_string(c * width), c, width);
+    w.close();
   }
-  w.close();
+  if (whole < k) step(std::to_string(whole), 0, k - whole);  // the runs' partial last register, masked
   for (std::vector<std::string>& sum : acc) {  // each sum's chains added pairwise
     for (std::size_t step = 1; step < sum.size(); step *= 2) {
       for (std::size_t i = 0; i + step < sum.size(); i += 2 * step) {

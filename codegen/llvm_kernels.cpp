@@ -147,13 +147,16 @@ struct Kernels {
 
   /// outs[s] += the sum over k elements of dense runs: for dot_fma the dot of row s / n of `rows` and column s % n
   /// of `cols`, for vec_sum_run (`cols` empty) its one row alone; each sum in dot_fma_chains accumulators stepping
-  /// through the runs (every run loaded once per step), then its chains summed pairwise, then its lanes.
+  /// through the runs' whole registers (every run loaded once per step), a partial last register masked, then its
+  /// chains summed pairwise, then its lanes.
   void chained_sums(KernelKind kind, const std::vector<CView>& rows, const std::vector<CView>& cols,
                     const std::vector<CView>& outs) {
-    const std::int64_t k = rows.front().shape.back(), width = c.width();
+    const std::int64_t k = rows.front().shape.back(), width = c.width(), whole = k - k % width;
     const std::size_t n = std::max<std::size_t>(1, cols.size());
-    const std::int64_t chains = dot_fma_chains(static_cast<std::int64_t>(outs.size()), k / width);
-    KRIEK_ASSERT(k % (chains * width) == 0, kernel_name(kind), ": ", k, " elements in ", chains, " chains of ", width);
+    const std::int64_t chains =
+        dot_fma_chains(static_cast<std::int64_t>(outs.size()), std::max<std::int64_t>(1, k / width));
+    KRIEK_ASSERT(whole % (chains * width) == 0, kernel_name(kind), ": ", whole, " elements in ", chains, " chains of ",
+                 width);
     std::vector<Value*> pa, pb;
     for (const CView& row : rows) pa.push_back(run(row, kind));
     for (const CView& col : cols) pb.push_back(run(col, kind));
@@ -163,20 +166,24 @@ struct Kernels {
       acc.push_back(c.slot(vec()));
       b.CreateStore(llvm::Constant::getNullValue(vec()), acc.back());
     }
-    const Affine j = c.open_loop(k / (chains * width)) * (chains * width);
-    for (std::int64_t i = 0; i < chains; ++i) {
-      Value* at = c.index(j + Affine(i * width));
+    // One step at `at` on chain i, `lanes` lanes of each run (the rest of a partial last register loads zero).
+    const auto step = [&](const Affine& at, std::int64_t i, std::int64_t lanes) {
       std::vector<Value*> va, vb;
-      for (Value* p : pa) va.push_back(load_run(b.CreateInBoundsGEP(f32(), p, {at})));
-      for (Value* p : pb) vb.push_back(load_run(b.CreateInBoundsGEP(f32(), p, {at})));
+      for (Value* p : pa) va.push_back(load_register(b.CreateInBoundsGEP(f32(), p, {c.index(at)}), lanes));
+      for (Value* p : pb) vb.push_back(load_register(b.CreateInBoundsGEP(f32(), p, {c.index(at)}), lanes));
       for (std::size_t s = 0; s < outs.size(); ++s) {
         Value* slot = acc[s * static_cast<std::size_t>(chains) + static_cast<std::size_t>(i)];
         Value* sum = b.CreateLoad(vec(), slot);
         sum = cols.empty() ? b.CreateFAdd(sum, va[s / n]) : fma(va[s / n], vb[s % n], sum);
         b.CreateStore(sum, slot);
       }
+    };
+    if (whole > 0) {
+      const Affine j = c.open_loop(whole / (chains * width)) * (chains * width);
+      for (std::int64_t i = 0; i < chains; ++i) step(j + Affine(i * width), i, width);
+      c.close_loop();
     }
-    c.close_loop();
+    if (whole < k) step(Affine(whole), 0, k - whole);  // the runs' partial last register, masked
     std::vector<Value*> sums;  // each sum's chains added pairwise
     for (std::size_t s = 0; s < outs.size(); ++s) {
       std::vector<Value*> v;

@@ -115,7 +115,7 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       const std::size_t r = a.rank();
       const std::int64_t vs = vector_width(target, out.dtype);
       const Cost rows = static_cast<Cost>(a.shape[r - 2]), cols = static_cast<Cost>(spec.input(1).shape[r - 1]);
-      const Cost steps = static_cast<Cost>(a.shape[r - 1] / vs);
+      const Cost steps = static_cast<Cost>((a.shape[r - 1] + vs - 1) / vs);  // a partial last register masked
       return chained_sum_cost(m, vs, steps, rows * cols, m.vector_fma, rows + cols,
                               stream_cost(m, a) + stream_cost(m, spec.input(1))) +
              rows * cols * 2 * access(m, out);

@@ -20,8 +20,9 @@ using Cost = std::uint64_t;
 struct CostModel {
   /// Bumped whenever a formula changes: tables built with another version are stale. 17: sums and dots at
   /// their port rate, scalar copies and their loops, one-element RF buffers cheaper (a transposing copy). 18: tiles
-  /// of dots, a lane step a shuffle and an add. 19: a tile's dots summed in transpose trees.
-  std::uint32_t version = 19;
+  /// of dots, a lane step a shuffle and an add. 19: a tile's dots summed in transpose trees. 20: dots of any length
+  /// (a partial last register masked).
+  std::uint32_t version = 20;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).

@@ -157,8 +157,8 @@ Why dense_run(const Spec& s, std::size_t i) {
   return std::nullopt;
 }
 
-/// dot_fma: every lhs row and rhs column a dense run of whole registers, the output one RF element or memory, and
-/// a register for each dot and each run loaded per step.
+/// dot_fma: every lhs row and rhs column a dense run of at least a register (a partial last register loads masked),
+/// the output one RF element or memory, and a register for each dot and each run loaded per step.
 Why dot_fma_rules(const Spec& s, const Target& t) {
   const TensorSpec& a = s.operands[0];
   const TensorSpec& b = s.operands[1];
@@ -167,7 +167,7 @@ Why dot_fma_rules(const Spec& s, const Target& t) {
   const std::size_t r = a.rank();
   const std::int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
   const std::int64_t width = t.vector_elements(Dtype::f32);
-  if (k % width != 0) return fail("k = ", k, " is not a multiple of the vector size ", width);
+  if (k < width) return fail("k = ", k, " is less than a register (", width, ")");
   if (m == 1) {
     if (Why w = dense_run(s, 0)) return w;
   } else if (!is_memory(a.level) || !a.layout.same_placement(Layout::row_major(), a.shape)) {

@@ -98,8 +98,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// also in blocks whose filters fit L2 and one slab per core. 5: pad_image takes out the stride of a strided
 /// pointwise conv. 6: a matmul's rows also in one slab per core. 7: slabs rounded down (7 rows: 3, not 4). 8: a
 /// pipeline's rows in one slab per core too. 9: a narrow matmul rhs transposed into L1 (narrow_rhs); a one-element
-/// copy through RF only. 10: dot_fma selected for tiles of dots.
-inline constexpr int kEnumerateVersion = 10;
+/// copy through RF only. 10: dot_fma selected for tiles of dots. 11: dots of any length, a narrow rhs of any K of
+/// at least one register.
+inline constexpr int kEnumerateVersion = 11;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

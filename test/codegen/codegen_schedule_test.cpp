@@ -288,7 +288,7 @@ TEST_CASE("a narrow rhs transposed into L1 and read by tiles of dots, on AVX-512
   for (const char* name : {"avx512", "avx2"}) {
     const Target target = named_target(name);
     Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-    for (const char* text : {"matmul 17x160x3 f32", "matmul 2x20x64x2 f32"}) {
+    for (const char* text : {"matmul 17x160x3 f32", "matmul 2x20x64x2 f32", "matmul 9x100x3 f32"}) {
       const Spec spec = parse_spec(text, target);
       const ImplPtr impl = *synth.best(spec, capacities(target));
       INFO(name << ": " << text << "\n" << print_impl(impl));
@@ -318,8 +318,15 @@ TEST_CASE("a narrow rhs transposed into L1 and read by tiles of dots, on AVX-512
   const Schedule a = schedule(alone, target).select(KernelKind::dot_fma).complete();
   CHECK_THAT(emit_c(a.impl(), target).code, !Contains("_mm256_hadd_ps") && Contains("_mm512_reduce_add_ps"));
   check_runs(a.impl(), target);
+  // Runs of 40: two whole registers and a masked half (a single dot's chains, and a tile's).
+  for (const char* text : {"matmul[acc] (1x40 f32 GL row, 40x1 f32 GL col -> 1x1 f32 GL row)",
+                           "matmul[acc] (3x40 f32 GL row, 40x3 f32 GL col -> 3x3 f32 GL row)"}) {
+    const Schedule d = schedule(parse_spec(text, target), target).select(KernelKind::dot_fma).complete();
+    CHECK_THAT(emit_c(d.impl(), target).code, Contains("_mm512_maskz_loadu_ps"));
+    check_runs(d.impl(), target);
+  }
   const Target avx2 = named_target("avx2");  // 8 lanes: 4 dots make a tree
-  const Spec four = parse_spec("matmul[acc] (2x32 f32 GL row, 32x2 f32 GL col -> 2x2 f32 GL row)", avx2);
+  const Spec four = parse_spec("matmul[acc] (2x36 f32 GL row, 36x2 f32 GL col -> 2x2 f32 GL row)", avx2);
   const Schedule f = schedule(four, avx2).select(KernelKind::dot_fma).complete();
   CHECK_THAT(emit_c(f.impl(), avx2).code, Contains("_mm256_hadd_ps"));
   check_runs(f.impl(), avx2);
