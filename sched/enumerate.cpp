@@ -252,11 +252,15 @@ bool conv_output_may_move(const Spec& spec, const ConvPath& cp, Level level) {
 /// one register: its columns transposed into L1 (a column-major copy) are dense runs that dot_fma reads in tiles of
 /// dots, where a register tile would fill N of each register's lanes. 1 thread: 17x160x3 0.51 -> 0.14 us,
 /// 1024x64x2 13.1 -> 2.35 us, 64x64x8 0.77 -> 0.61 us; at 16 columns the register tile is full.
-bool narrow_rhs(const Spec& spec, std::uint32_t width) {
+/// Only where a tile of two rows of dots fits the registers with its runs (n <= 10 of 32 AVX-512 registers, n <= 4
+/// of AVX2's 16): one row loads a run per FMA and more (AVX2, 96x250x5 in 1x5 tiles: 4.9 us against the register
+/// tile's 3.6).
+bool narrow_rhs(const Spec& spec, const Target& target) {
   if (!std::holds_alternative<Matmul>(spec.op)) return false;
   const TensorSpec& b = spec.input(1);
   const std::size_t r = b.rank();
-  return b.elements() == b.shape[r - 2] * b.shape[r - 1] && b.shape[r - 1] < width && b.shape[r - 2] >= width;
+  const std::int64_t k = b.shape[r - 2], n = b.shape[r - 1], width = target.vector_elements(b.dtype);
+  return b.elements() == k * n && n < width && k >= width && 2 * n + 2 + n <= target.vector_registers;
 }
 
 void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
@@ -272,7 +276,7 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
     // Caches take an operand in its own layout (an alias); inputs may also be packed row-major or with the
     // innermost dimension blocked into panels of one cache line (Target::panel_elements). Outputs are not packed.
     std::vector<Layout> layouts{t.layout};
-    const bool transpose = !conv && i == 1 && narrow_rhs(spec, width);
+    const bool transpose = !conv && i == 1 && narrow_rhs(spec, target);
     if (!is_output) {
       // A conv packs its image row-major (to_matmul reads its channels as K) and its filters into panels of
       // output channels (oneDNN's Ohwi8o..64o), nothing else.

@@ -327,6 +327,13 @@ TEST_CASE("enumerate: a narrow rhs transposed into L1, from where it is or from 
   CHECK_FALSE(contains(enumerate_actions(matmul({17, 160}, {160, 16}), avx512()), col));
   CHECK(contains(enumerate_actions(matmul({17, 100}, {100, 3}), avx512()), col));
   CHECK_FALSE(contains(enumerate_actions(matmul({17, 8}, {8, 3}), avx512()), col));
+  // Only where two rows of dots fit the registers with their runs: 10 columns of AVX-512's 32 registers, 4 of
+  // AVX2's 16.
+  CHECK(contains(enumerate_actions(matmul({17, 64}, {64, 10}), avx512()), col));
+  CHECK_FALSE(contains(enumerate_actions(matmul({17, 64}, {64, 11}), avx512()), col));
+  const Target avx2 = named_target("avx2");
+  CHECK(contains(enumerate_actions(matmul({17, 64}, {64, 4}), avx2), col));
+  CHECK_FALSE(contains(enumerate_actions(matmul({17, 64}, {64, 5}), avx2), col));
   // Within L1 only the transposing copy: no row-major or panel copy of an operand already there.
   for (const MoveTo& m : only<MoveTo>(enumerate_actions(in_l1, avx512()))) {
     if (m.operand == 1 && m.level == Level::L1) CHECK(m.layout == Layout::col_major());
