@@ -8,9 +8,11 @@
 namespace kriek {
 namespace {
 
-bool moves_data(const Spec& spec) {
+/// A Move, a Zero or an elementwise op: work of a few instructions per element, bound by the level it streams from.
+bool streams_data(const Spec& spec) {
   const std::optional<PrimitiveOp> p = primitive(spec.op);
-  return p && (std::holds_alternative<Move>(*p) || std::holds_alternative<Zero>(*p));
+  return p && (std::holds_alternative<Move>(*p) || std::holds_alternative<Zero>(*p) ||
+               std::holds_alternative<Unary>(*p) || std::holds_alternative<Binary>(*p));
 }
 
 /// Elements of the largest buffer a Spec or any Spec below it holds: its operands (tiles, moves and views make
@@ -32,7 +34,7 @@ std::int64_t largest_buffer(const Spec& spec) {
 }  // namespace
 
 bool parallel_worthwhile(const Spec& spec) {
-  if (moves_data(spec)) return spec.output().elements() >= kParallelMinElements;
+  if (streams_data(spec)) return spec.output().elements() >= kParallelMinElements;
   return flop_count(spec) >= kParallelMinFlops;
 }
 

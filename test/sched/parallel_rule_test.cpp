@@ -27,7 +27,7 @@ bool any_parallel(const Spec& spec) {
 
 }  // namespace
 
-TEST_CASE("parallel rule: work for computing Specs, elements for moves and zeros", "[sched][parallel]") {
+TEST_CASE("parallel rule: work for computing Specs, elements for moves, zeros and elementwise ops", "[sched][parallel]") {
   CHECK(any_parallel(spec_of("matmul 64x64x64 f32")));  // 2^19 FLOPs
   CHECK_FALSE(any_parallel(spec_of("matmul 64x64x63 f32")));
   // A copy or a clearing of 2^14 elements runs on the team; one row fewer does not.
@@ -37,6 +37,14 @@ TEST_CASE("parallel rule: work for computing Specs, elements for moves and zeros
   CHECK_FALSE(any_parallel(spec_of("zero 128x128 f32 serial")));
   CHECK(parallel_worthwhile(spec_of("zero 128x128 f32")));
   CHECK_FALSE(parallel_worthwhile(spec_of("zero 64x128 f32")));
+  // Elementwise ops stream their operands as a copy does: 2^14 output elements (far below 2^19 operations).
+  CHECK(any_parallel(spec_of("relu 128x128 f32")));
+  CHECK_FALSE(any_parallel(spec_of("relu 127x128 f32")));
+  CHECK(parallel_worthwhile(spec_of("add 256x256 1x256 f32")));
+  CHECK_FALSE(parallel_worthwhile(spec_of("add 64x64 1x64 f32")));
+  // Reductions and pipelines count their operations (a reduction's column strips do not scale: issue 13).
+  CHECK_FALSE(parallel_worthwhile(spec_of("reducesum[axis=1] 256x256 f32")));
+  CHECK_FALSE(parallel_worthwhile(spec_of("compose[add, relu] 256x256 256x256 f32")));
 }
 
 TEST_CASE("parallel rule: a padded image counts toward the bound canonical rule 1 keeps serial_only by",
