@@ -8,11 +8,17 @@
 namespace kriek {
 namespace {
 
-/// A Move, a Zero or an elementwise op: work of a few instructions per element, bound by the level it streams from.
+bool streams(const PrimitiveOp& p) {
+  return std::holds_alternative<Move>(p) || std::holds_alternative<Zero>(p) || std::holds_alternative<Unary>(p) ||
+         std::holds_alternative<Binary>(p);
+}
+
+/// A Move, a Zero, an elementwise op or a pipeline of them: work of a few instructions per element, bound by the
+/// level it streams from.
 bool streams_data(const Spec& spec) {
+  if (const auto* c = std::get_if<Compose>(&spec.op)) return std::ranges::all_of(c->stages, streams);
   const std::optional<PrimitiveOp> p = primitive(spec.op);
-  return p && (std::holds_alternative<Move>(*p) || std::holds_alternative<Zero>(*p) ||
-               std::holds_alternative<Unary>(*p) || std::holds_alternative<Binary>(*p));
+  return p && streams(*p);
 }
 
 /// Elements of the largest buffer a Spec or any Spec below it holds: its operands (tiles, moves and views make

@@ -23,10 +23,11 @@ inline constexpr double kParallelMinFlops = 1 << 19;
 /// conv[pad=1] 1x14x14x256 3x3x256x256 packed 582 -> 568 us, its stride-2 3x3x256x512 sibling 385 -> 374 us.
 inline constexpr std::int64_t kParallelMinElements = 1 << 14;
 
-/// Whether `spec` is worth a parallel loop (serial_only aside): kParallelMinFlops of work, or for a Move, a Zero or
-/// an elementwise op (a few instructions per element, bound by the level it streams from, like a copy)
-/// kParallelMinElements elements. 2 threads, elementwise ops below 2^19 elements, against their serial picks:
-/// relu 256x256 5.9 -> 3.4 us, add 256x256 1x256 5.8 -> 3.7, relu 128x128 1.45 -> 1.29, max 333x250 9.2 -> 6.2.
+/// Whether `spec` is worth a parallel loop (serial_only aside): kParallelMinFlops of work, or for a Move, a Zero, an
+/// elementwise op or a pipeline of them (a few instructions per element, bound by the level it streams from, like
+/// a copy) kParallelMinElements elements. 2 threads, below 2^19 elements, against their serial picks: relu 256x256
+/// 5.9 -> 3.4 us, add 256x256 1x256 5.8 -> 3.7, relu 128x128 1.45 -> 1.29, max 333x250 9.2 -> 6.2,
+/// compose[add, relu] 256x256 7.2 -> 4.2.
 bool parallel_worthwhile(const Spec& spec);
 
 /// Whether `spec` or any Spec an action makes below it may be worth a parallel loop: its work, or the largest

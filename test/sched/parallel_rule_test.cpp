@@ -42,9 +42,12 @@ TEST_CASE("parallel rule: work for computing Specs, elements for moves, zeros an
   CHECK_FALSE(any_parallel(spec_of("relu 127x128 f32")));
   CHECK(parallel_worthwhile(spec_of("add 256x256 1x256 f32")));
   CHECK_FALSE(parallel_worthwhile(spec_of("add 64x64 1x64 f32")));
-  // Reductions and pipelines count their operations (a reduction's column strips do not scale: issue 13).
+  // So do pipelines of them; reductions, and pipelines with any other stage, count their operations (a
+  // reduction's column strips do not scale: issue 13).
+  CHECK(parallel_worthwhile(spec_of("compose[add, relu] 256x256 256x256 f32")));
   CHECK_FALSE(parallel_worthwhile(spec_of("reducesum[axis=1] 256x256 f32")));
-  CHECK_FALSE(parallel_worthwhile(spec_of("compose[add, relu] 256x256 256x256 f32")));
+  // 2^14 outputs, 2^18 operations.
+  CHECK_FALSE(parallel_worthwhile(spec_of("compose[matmul, relu] 16x8 8x1024 f32")));
 }
 
 TEST_CASE("parallel rule: a padded image counts toward the bound canonical rule 1 keeps serial_only by",
