@@ -14,6 +14,10 @@ namespace kriek {
 /// of cycles to start (the cost model's parallel_launch), so below it a parallel loop never pays; from it up the
 /// DP weighs the launch against the split work (matmul 64^3 on 2 threads 1.34x, 82x99x63 1.48x its serial pick).
 inline constexpr double kParallelMinFlops = 1 << 19;
+/// ... counted in registers of this many lanes (AVX-512's f32: the widest kriek targets): a matmul whose output rows
+/// are narrower than a register takes the time of whole registers (register_flop_count). 2 threads against the
+/// serial picks: 1024x64x2 (2^18 operations) 2.35 -> 1.80 us, 96x256x5 1.87 -> 1.68 us.
+inline constexpr std::int64_t kParallelLanes = 16;
 
 /// The same for a Move, a Zero or an elementwise op, which stream: elements copied or cleared (64 KiB of f32,
 /// about 2 us from L3, where a team costs well under one). A padded conv's image copy and zeroed buffer run before

@@ -5,8 +5,12 @@
 namespace kriek {
 namespace {
 
-double primitive_flops(const PrimitiveOp& op, std::span<const Shape> inputs, const Shape& out) {
-  const double n_out = static_cast<double>(volume(out));
+/// `lanes` > 1: a matmul's or a conv's outputs counted in whole registers along the innermost dimension.
+double primitive_flops(const PrimitiveOp& op, std::span<const Shape> inputs, const Shape& out, std::int64_t lanes) {
+  const bool fma = std::holds_alternative<Matmul>(op) || std::holds_alternative<Conv>(op);
+  Shape padded = out;
+  if (fma && lanes > 1 && !padded.empty()) padded.back() = (padded.back() + lanes - 1) / lanes * lanes;
+  const double n_out = static_cast<double>(volume(padded));
   return std::visit(overloaded{[&](const Matmul&) { return 2.0 * n_out * static_cast<double>(inputs[0].back()); },
                                [&](const Conv&) {
                                  const Shape& f = inputs[1];
@@ -21,13 +25,11 @@ double primitive_flops(const PrimitiveOp& op, std::span<const Shape> inputs, con
                     op);
 }
 
-}  // namespace
-
-double flop_count(const Spec& spec) {
+double flops(const Spec& spec, std::int64_t lanes) {
   std::vector<Shape> inputs;
   for (const TensorSpec& t : spec.inputs()) inputs.push_back(t.shape);
   const auto* c = std::get_if<Compose>(&spec.op);
-  if (!c) return primitive_flops(*primitive(spec.op), inputs, spec.output().shape);
+  if (!c) return primitive_flops(*primitive(spec.op), inputs, spec.output().shape, lanes);
   const auto mids = compose_intermediate_shapes(*c, inputs);
   double total = 0;
   std::size_t next = 0;
@@ -35,9 +37,15 @@ double flop_count(const Spec& spec) {
     std::vector<Shape> args;
     if (i > 0) args.push_back(mids[i - 1]);
     while (args.size() < input_count(c->stages[i])) args.push_back(inputs[next++]);
-    total += primitive_flops(c->stages[i], args, i + 1 < c->stages.size() ? mids[i] : spec.output().shape);
+    total += primitive_flops(c->stages[i], args, i + 1 < c->stages.size() ? mids[i] : spec.output().shape, lanes);
   }
   return total;
 }
+
+}  // namespace
+
+double flop_count(const Spec& spec) { return flops(spec, 1); }
+
+double register_flop_count(const Spec& spec, std::int64_t lanes) { return flops(spec, lanes); }
 
 }  // namespace kriek
