@@ -283,7 +283,7 @@ TEST_CASE("matrix-vector products use dot_fma on AVX-512 and AVX2, with several 
   check_runs(s.impl(), target);
 }
 
-TEST_CASE("a narrow rhs transposed into L1 and read by tiles of dots, on AVX-512 and AVX2", "[codegen]") {
+TEST_CASE("a narrow rhs transposed into L1 and read by tiles of dots on AVX-512 and AVX2", "[codegen]") {
   // The DP's picks: the rhs copied column-major (a loop of one-element copies), then dot_fma on tiles of rows.
   for (const char* name : {"avx512", "avx2"}) {
     const Target target = named_target(name);

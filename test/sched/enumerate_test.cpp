@@ -313,7 +313,7 @@ TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][
   CHECK(contains(enumerate_actions(c, avx512()), Action{Bufferize{2, Level::VRF, Layout::blocked(1, 16)}}));
 }
 
-TEST_CASE("enumerate: a narrow rhs transposed into L1, from where it is or from its alias there", "[sched][enumerate]") {
+TEST_CASE("enumerate: a narrow rhs transposed into L1 from where it is or from its alias there", "[sched][enumerate]") {
   const Action col{MoveTo{1, Level::L1, Layout::col_major(), 0}};
   // 160x3: three columns of ten registers each, which dot_fma reads as dense runs.
   CHECK(contains(enumerate_actions(matmul({17, 160}, {160, 3}), avx512()), col));
