@@ -15,7 +15,31 @@ namespace {
 
 /// The register whose lane r is the sum of the lanes of acc[r] (8 accumulators of 8 lanes): pairwise horizontal
 /// adds give each 128-bit half of two registers the sums of four rows' halves, and the halves are added across.
-std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std::size_t first, bool avx512);
+std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std::size_t first, bool avx512) {
+  const std::string type = "__m256";
+  std::vector<std::string> level(acc.begin() + static_cast<std::ptrdiff_t>(first),
+                                 acc.begin() + static_cast<std::ptrdiff_t>(first + 8));
+  if (avx512) {  // each 16-lane accumulator's halves added into 8 lanes
+    for (std::string& a : level) {
+      const std::string h = w.fresh("h");
+      w.line(type + " " + h + " = _mm256_add_ps(_mm512_castps512_ps256(" + a +
+             "), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(" + a + "), 1)));");
+      a = h;
+    }
+  }
+  while (level.size() > 2) {
+    std::vector<std::string> next;
+    for (std::size_t i = 0; i < level.size(); i += 2) {
+      next.push_back(w.fresh("t"));
+      w.line(type + " " + next.back() + " = _mm256_hadd_ps(" + level[i] + ", " + level[i + 1] + ");");
+    }
+    level = next;
+  }
+  const std::string r = w.fresh("t");
+  w.line(type + " " + r + " = _mm256_add_ps(_mm256_permute2f128_ps(" + level[0] + ", " + level[1] +
+         ", 0x20), _mm256_permute2f128_ps(" + level[0] + ", " + level[1] + ", 0x31));");
+  return r;
+}
 
 }  // namespace
 
@@ -86,8 +110,9 @@ void chained_sums(CWriter& w, const VectorIsa& isa, KernelKind kind, const std::
   }
   if (dot_fma_tree(static_cast<std::int64_t>(outs.size()), width)) {
     // A register of sums at a time, transposed into the lanes of two (AVX-512) or one (AVX2) 8-lane registers.
-    const std::string zero = w.fresh("z");  // the missing sums of a last partial group
+    std::string zero;  // the missing sums of a last partial group
     if (outs.size() % static_cast<std::size_t>(width) != 0) {
+      zero = w.fresh("z");
       w.line("const " + isa.type + " " + zero + " = " + isa.zero + "();");
     }
     for (std::size_t first = 0; first < outs.size(); first += static_cast<std::size_t>(width)) {
@@ -174,35 +199,6 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
   w.close();
 }
 
-namespace {
-
-std::string transpose_sum8(CWriter& w, const std::vector<std::string>& acc, std::size_t first, bool avx512) {
-  const std::string type = "__m256";
-  std::vector<std::string> level(acc.begin() + static_cast<std::ptrdiff_t>(first),
-                                 acc.begin() + static_cast<std::ptrdiff_t>(first + 8));
-  if (avx512) {  // each 16-lane accumulator's halves added into 8 lanes
-    for (std::string& a : level) {
-      const std::string h = w.fresh("h");
-      w.line(type + " " + h + " = _mm256_add_ps(_mm512_castps512_ps256(" + a +
-             "), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(" + a + "), 1)));");
-      a = h;
-    }
-  }
-  while (level.size() > 2) {
-    std::vector<std::string> next;
-    for (std::size_t i = 0; i < level.size(); i += 2) {
-      next.push_back(w.fresh("t"));
-      w.line(type + " " + next.back() + " = _mm256_hadd_ps(" + level[i] + ", " + level[i + 1] + ");");
-    }
-    level = next;
-  }
-  const std::string r = w.fresh("t");
-  w.line(type + " " + r + " = _mm256_add_ps(_mm256_permute2f128_ps(" + level[0] + ", " + level[1] +
-         ", 0x20), _mm256_permute2f128_ps(" + level[0] + ", " + level[1] + ", 0x31));");
-  return r;
-}
-
-}  // namespace
 
 /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
 /// accumulator per row stepping through the rows' whole registers in a C loop, then their partial last ones

@@ -160,11 +160,13 @@ struct Kernels {
     std::vector<Value*> pa, pb;
     for (const CView& row : rows) pa.push_back(run(row, kind));
     for (const CView& col : cols) pb.push_back(run(col, kind));
-    // acc[s * chains + i]: chain i of sum s.
-    std::vector<Value*> acc;
-    for (std::size_t s = 0; s < outs.size() * static_cast<std::size_t>(chains); ++s) {
-      acc.push_back(c.slot(vec()));
-      b.CreateStore(llvm::Constant::getNullValue(vec()), acc.back());
+    // acc[s][i]: chain i of sum s.
+    std::vector<std::vector<Value*>> acc(outs.size());
+    for (std::vector<Value*>& sum : acc) {
+      for (std::int64_t i = 0; i < chains; ++i) {
+        sum.push_back(c.slot(vec()));
+        b.CreateStore(llvm::Constant::getNullValue(vec()), sum.back());
+      }
     }
     // One step at `at` on chain i, `lanes` lanes of each run (the rest of a partial last register loads zero).
     const auto step = [&](const Affine& at, std::int64_t i, std::int64_t lanes) {
@@ -172,7 +174,7 @@ struct Kernels {
       for (Value* p : pa) va.push_back(load_register(b.CreateInBoundsGEP(f32(), p, {c.index(at)}), lanes));
       for (Value* p : pb) vb.push_back(load_register(b.CreateInBoundsGEP(f32(), p, {c.index(at)}), lanes));
       for (std::size_t s = 0; s < outs.size(); ++s) {
-        Value* slot = acc[s * static_cast<std::size_t>(chains) + static_cast<std::size_t>(i)];
+        Value* slot = acc[s][static_cast<std::size_t>(i)];
         Value* sum = b.CreateLoad(vec(), slot);
         sum = cols.empty() ? b.CreateFAdd(sum, va[s / n]) : fma(va[s / n], vb[s % n], sum);
         b.CreateStore(sum, slot);
@@ -185,11 +187,9 @@ struct Kernels {
     }
     if (whole < k) step(Affine(whole), 0, k - whole);  // the runs' partial last register, masked
     std::vector<Value*> sums;  // each sum's chains added pairwise
-    for (std::size_t s = 0; s < outs.size(); ++s) {
+    for (const std::vector<Value*>& slots : acc) {
       std::vector<Value*> v;
-      for (std::int64_t i = 0; i < chains; ++i) {
-        v.push_back(b.CreateLoad(vec(), acc[s * static_cast<std::size_t>(chains) + static_cast<std::size_t>(i)]));
-      }
+      for (Value* slot : slots) v.push_back(b.CreateLoad(vec(), slot));
       for (std::size_t step = 1; step < v.size(); step *= 2) {
         for (std::size_t i = 0; i + step < v.size(); i += 2 * step) v[i] = b.CreateFAdd(v[i], v[i + step]);
       }

@@ -41,11 +41,11 @@ std::int64_t largest_buffer(const Spec& spec) {
 
 bool parallel_worthwhile(const Spec& spec) {
   if (streams_data(spec)) return spec.output().elements() >= kParallelMinElements;
-  return register_flop_count(spec, kParallelLanes) >= kParallelMinFlops;
+  return flop_count(spec, kParallelLanes) >= kParallelMinFlops;
 }
 
 bool parallel_reachable(const Spec& spec) {
-  return register_flop_count(spec, kParallelLanes) >= kParallelMinFlops || largest_buffer(spec) >= kParallelMinElements;
+  return flop_count(spec, kParallelLanes) >= kParallelMinFlops || largest_buffer(spec) >= kParallelMinElements;
 }
 
 }  // namespace kriek

@@ -15,7 +15,7 @@ namespace kriek {
 /// DP weighs the launch against the split work (matmul 64^3 on 2 threads 1.34x, 82x99x63 1.48x its serial pick).
 inline constexpr double kParallelMinFlops = 1 << 19;
 /// ... counted in registers of this many lanes (AVX-512's f32: the widest kriek targets): a matmul whose output rows
-/// are narrower than a register takes the time of whole registers (register_flop_count). 2 threads against the
+/// are narrower than a register takes the time of whole registers (flop_count with lanes). 2 threads against the
 /// serial picks: 1024x64x2 (2^18 operations) 2.35 -> 1.80 us, 96x256x5 1.87 -> 1.68 us.
 inline constexpr std::int64_t kParallelLanes = 16;
 

@@ -8,9 +8,10 @@ namespace {
 /// `lanes` > 1: a matmul's or a conv's outputs counted in whole registers along the innermost dimension.
 double primitive_flops(const PrimitiveOp& op, std::span<const Shape> inputs, const Shape& out, std::int64_t lanes) {
   const bool fma = std::holds_alternative<Matmul>(op) || std::holds_alternative<Conv>(op);
-  Shape padded = out;
-  if (fma && lanes > 1 && !padded.empty()) padded.back() = (padded.back() + lanes - 1) / lanes * lanes;
-  const double n_out = static_cast<double>(volume(padded));
+  double n_out = static_cast<double>(volume(out));
+  if (fma && lanes > 1 && !out.empty() && out.back() > 0) {
+    n_out = n_out / static_cast<double>(out.back()) * static_cast<double>((out.back() + lanes - 1) / lanes * lanes);
+  }
   return std::visit(overloaded{[&](const Matmul&) { return 2.0 * n_out * static_cast<double>(inputs[0].back()); },
                                [&](const Conv&) {
                                  const Shape& f = inputs[1];
@@ -25,7 +26,9 @@ double primitive_flops(const PrimitiveOp& op, std::span<const Shape> inputs, con
                     op);
 }
 
-double flops(const Spec& spec, std::int64_t lanes) {
+}  // namespace
+
+double flop_count(const Spec& spec, std::int64_t lanes) {
   std::vector<Shape> inputs;
   for (const TensorSpec& t : spec.inputs()) inputs.push_back(t.shape);
   const auto* c = std::get_if<Compose>(&spec.op);
@@ -41,11 +44,5 @@ double flops(const Spec& spec, std::int64_t lanes) {
   }
   return total;
 }
-
-}  // namespace
-
-double flop_count(const Spec& spec) { return flops(spec, 1); }
-
-double register_flop_count(const Spec& spec, std::int64_t lanes) { return flops(spec, lanes); }
 
 }  // namespace kriek

@@ -59,11 +59,10 @@ std::vector<Shape> compose_intermediate_shapes(const Compose& c, std::span<const
 /// supported). Throws UserError naming the offending values.
 void validate(const Spec& spec, const Target& target);
 
-/// Floating-point operations the Spec performs (2 per multiply-accumulate), for GFLOP/s reports.
-double flop_count(const Spec& spec);
-/// The same with each matmul's and conv's outputs counted in whole registers of `lanes` lanes along their innermost
-/// dimension (the FMAs' lanes, used or not): the work a narrow output costs in vector instructions.
-double register_flop_count(const Spec& spec, std::int64_t lanes);
+/// Floating-point operations the Spec performs (2 per multiply-accumulate), for GFLOP/s reports; with `lanes` > 1
+/// each matmul's and conv's outputs counted in whole registers of that many lanes along their innermost dimension
+/// (the FMAs' lanes, used or not): the work a narrow output costs in vector instructions.
+double flop_count(const Spec& spec, std::int64_t lanes = 1);
 
 /// Prints the long spec-text form (parseable by parse_spec).
 std::ostream& operator<<(std::ostream& out, const Spec& spec);

@@ -70,16 +70,15 @@ MemoryUse command_limits(const Args& args, const Target& target) {
   const MemoryUse parsed = parse_memory_limits(*m, limits);
   // Said once per process: `kriek library` asks for the limits once per kernel.
   static bool noted = false;
-  bool said = false;
+  if (noted) return parsed;
   for (Level l : kAllLevels) {
     const std::int64_t smallest = kSmallestClass[static_cast<std::size_t>(l)];
-    if (noted || parsed[l] <= 0 || parsed[l] >= smallest) continue;
+    if (parsed[l] <= 0 || parsed[l] >= smallest) continue;
     std::cerr << "kriek: note: --memory " << level_name(l) << "=" << parsed[l] << " is below " << level_name(l)
               << "'s smallest memory class (" << smallest << " bytes), within which the search keeps only the "
               << "cheapest plan: the pick may cost more than one this limit allows\n";
-    said = true;
+    noted = true;
   }
-  noted = noted || said;
   return parsed;
 }
 

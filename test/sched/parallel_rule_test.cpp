@@ -60,7 +60,7 @@ TEST_CASE("parallel rule: a padded image counts toward the bound canonical rule 
   // 18 kFLOP (295 k in registers of 16 lanes) and a 126x126 image, but pad_image makes a 128x128 buffer whose
   // zeroing may run in parallel.
   const Spec padded = spec_of("conv[stride=4,pad=1] 1x126x126x1 3x3x1x1 f32 serial");
-  CHECK(register_flop_count(padded, kParallelLanes) < kParallelMinFlops);
+  CHECK(flop_count(padded, kParallelLanes) < kParallelMinFlops);
   CHECK(parallel_reachable(padded));
   CHECK(canonical_spec(padded).serial_only);
   // Without the padding nothing below it is worth a team: the flag is dropped.
