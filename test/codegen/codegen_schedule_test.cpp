@@ -82,6 +82,21 @@ void check_all_run(const std::vector<ImplPtr>& impls, const Target& target) {
   }
 }
 
+/// Calls `check` with the DP's best Impl of each Spec text on each named target (one Synthesizer per target), the
+/// target and the text given to INFO.
+void for_each_pick(std::initializer_list<const char*> targets, std::initializer_list<const char*> texts,
+                   const std::function<void(const Target&, const ImplPtr&)>& check) {
+  for (const char* name : targets) {
+    const Target target = named_target(name);
+    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+    for (const char* text : texts) {
+      const ImplPtr impl = *synth.best(parse_spec(text, target), capacities(target));
+      INFO(name << ": " << text << "\n" << print_impl(impl));
+      check(target, impl);
+    }
+  }
+}
+
 /// matmul 40x24x48 on `target`: B packed once into blocked panels (shared by all threads), then parallel tiles of
 /// C with a boundary row, each packing its rows of A into a buffer of its own; the DP completes the rest.
 Schedule packed_parallel_schedule(const Target& target) {
@@ -208,36 +223,25 @@ TEST_CASE("the micro-kernel with a boundary row block and several vectors per ro
 
 TEST_CASE("odd widths stay vectorized in register panels, the last register of each row masked", "[codegen]") {
   // AVX2 runs here; AVX-512 is compiled (and run where the machine has it).
-  for (const char* name : {"avx2", "avx512"}) {
-    const Target target = named_target(name);
-    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-    for (const char* text : {"matmul 6x5x13 f32", "matmul[acc] 5x3x21 f32", "matmul 9x4x3 f32"}) {
-      const Spec spec = parse_spec(text, target);
-      const ImplPtr impl = *synth.best(spec, capacities(target));
-      INFO(name << ": " << text);
-      const std::string code = emit_c(impl, target).code;
-      CHECK_THAT(code, Contains(std::string(name) == "avx2" ? "_mm256_maskload_ps" : "_mm512_maskz_loadu_ps"));
-      CHECK_THAT(code, Contains(std::string(name) == "avx2" ? "_mm_store" : "_mm512_mask_storeu_ps"));
-      check_runs(impl, target);
-    }
-  }
+  for_each_pick({"avx2", "avx512"}, {"matmul 6x5x13 f32", "matmul[acc] 5x3x21 f32", "matmul 9x4x3 f32"},
+                [](const Target& target, const ImplPtr& impl) {
+                  const bool avx2 = target.isa == Isa::avx2;
+                  const std::string code = emit_c(impl, target).code;
+                  CHECK_THAT(code, Contains(avx2 ? "_mm256_maskload_ps" : "_mm512_maskz_loadu_ps"));
+                  CHECK_THAT(code, Contains(avx2 ? "_mm_store" : "_mm512_mask_storeu_ps"));
+                  check_runs(impl, target);
+                });
 }
 
 TEST_CASE("rows summed a register of rows at a time, the sums transposed into lanes (vec_sum_runs)", "[codegen]") {
   // AVX2 runs here; AVX-512 is compiled (and run where the machine has it).
-  for (const char* name : {"avx2", "avx512"}) {
-    const Target target = named_target(name);
-    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-    for (const char* text : {"reducesum[axis=1] 32x64 f32", "reducesum[axis=2] 2x16x48 f32"}) {
-      const Spec spec = parse_spec(text, target);
-      const ImplPtr impl = *synth.best(spec, capacities(target));
-      INFO(name << ": " << text);
-      const std::string code = emit_c(impl, target).code;
-      CHECK_THAT(code, Contains("vec_sum_runs("));
-      CHECK_THAT(code, Contains("_mm256_hadd_ps"));
-      check_runs(impl, target);
-    }
-  }
+  for_each_pick({"avx2", "avx512"}, {"reducesum[axis=1] 32x64 f32", "reducesum[axis=2] 2x16x48 f32"},
+                [](const Target& target, const ImplPtr& impl) {
+                  const std::string code = emit_c(impl, target).code;
+                  CHECK_THAT(code, Contains("vec_sum_runs("));
+                  CHECK_THAT(code, Contains("_mm256_hadd_ps"));
+                  check_runs(impl, target);
+                });
 }
 
 TEST_CASE("vec_sum_runs on AVX-512 starts rows of odd strides at their cache lines and masks the ends", "[codegen]") {
@@ -262,18 +266,11 @@ TEST_CASE("vec_sum_runs on AVX-512 starts rows of odd strides at their cache lin
 }
 
 TEST_CASE("matrix-vector products use dot_fma on AVX-512 and AVX2, with several chains", "[codegen]") {
-  for (const char* name : {"avx512", "avx2"}) {
-    const Target target = named_target(name);
-    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-    for (const char* text : {"matmul 5x256x1 f32", "matmul 3x48x1 f32", "matmul[acc] 1x64x1 f32"}) {
-      const Spec spec = parse_spec(text, target);
-      const ImplPtr impl = *synth.best(spec, capacities(target));
-      INFO(name << ": " << text);
-      const std::string code = emit_c(impl, target).code;
-      CHECK_THAT(code, Contains("dot_fma("));
-      check_runs(impl, target);
-    }
-  }
+  for_each_pick({"avx512", "avx2"}, {"matmul 5x256x1 f32", "matmul 3x48x1 f32", "matmul[acc] 1x64x1 f32"},
+                [](const Target& target, const ImplPtr& impl) {
+                  CHECK_THAT(emit_c(impl, target).code, Contains("dot_fma("));
+                  check_runs(impl, target);
+                });
   // By hand: one dot product of 256 (16 registers: 8 chains on AVX-512) from row-major and column operands.
   const Target target = named_target("avx512");
   const Spec spec = parse_spec("matmul[acc] 1x256x1 f32", target);
@@ -285,27 +282,21 @@ TEST_CASE("matrix-vector products use dot_fma on AVX-512 and AVX2, with several 
 
 TEST_CASE("a narrow rhs transposed into L1 and read by tiles of dots on AVX-512 and AVX2", "[codegen]") {
   // The DP's picks: the rhs copied column-major (a loop of one-element copies), then dot_fma on tiles of rows.
-  for (const char* name : {"avx512", "avx2"}) {
-    const Target target = named_target(name);
-    Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-    for (const char* text : {"matmul 17x160x3 f32", "matmul 2x20x64x2 f32", "matmul 9x100x3 f32"}) {
-      const Spec spec = parse_spec(text, target);
-      const ImplPtr impl = *synth.best(spec, capacities(target));
-      INFO(name << ": " << text << "\n" << print_impl(impl));
-      bool col = false, tile = false;
-      const std::function<void(const ImplNode&)> visit = [&](const ImplNode& n) {
-        if (const auto* m = std::get_if<MoveOp>(&n.kind)) col |= m->dest.layout == Layout::col_major();
-        if (const auto* k = std::get_if<KernelCall>(&n.kind)) {
-          tile |= k->kernel == KernelKind::dot_fma && n.spec.output().elements() > 1;
-        }
-        for (const ImplPtr& c : n.children) visit(*c);
-      };
-      visit(*impl);
-      CHECK(col);
-      CHECK(tile);
-      check_runs(impl, target);
-    }
-  }
+  for_each_pick({"avx512", "avx2"}, {"matmul 17x160x3 f32", "matmul 2x20x64x2 f32", "matmul 9x100x3 f32"},
+                [](const Target& target, const ImplPtr& impl) {
+                  bool col = false, tile = false;
+                  const std::function<void(const ImplNode&)> visit = [&](const ImplNode& n) {
+                    if (const auto* m = std::get_if<MoveOp>(&n.kind)) col |= m->dest.layout == Layout::col_major();
+                    if (const auto* k = std::get_if<KernelCall>(&n.kind)) {
+                      tile |= k->kernel == KernelKind::dot_fma && n.spec.output().elements() > 1;
+                    }
+                    for (const ImplPtr& c : n.children) visit(*c);
+                  };
+                  visit(*impl);
+                  CHECK(col);
+                  CHECK(tile);
+                  check_runs(impl, target);
+                });
   // By hand: 5 x 4 dots (the most that fit AVX-512's registers beside their runs) over 3 steps, the rhs given
   // column-major, accumulating into the output where it is: their lanes in transpose trees, a register of 16 dots
   // and one of 4 (the rest zeros). 2 x 2 dots: each dot's lanes alone.

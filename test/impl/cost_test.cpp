@@ -108,6 +108,29 @@ TEST_CASE("cost: a loop costs its bodies as often as they run, plus its iteratio
   CHECK(pc.base == 2 * m.loop_iteration + m.parallel_launch);
 }
 
+TEST_CASE("cost: a loop of one-element bodies pays a quarter iteration and a scalar needs no buffer set-up",
+          "[impl][cost]") {
+  const CostModel& m = model();
+  // A 4x3 transposing copy in L1 element by element: 12 iterations, each a quarter of loop_iteration (the
+  // compilers unroll and vectorize such loops); in rows of 3 elements, 4 whole iterations.
+  const Spec copy = move_spec(ts({4, 3}, Level::L1), ts({4, 3}, Level::L1, Layout::col_major()));
+  Loop elements;
+  elements.axes = {{4, 1}, {3, 1}};
+  elements.operands = {dims({0, 1}), dims({0, 1})};
+  CHECK(node_cost(*loop_of(copy, elements, hole), avx512(), m).base == 12 * (m.loop_iteration / 4));
+  Loop rows = elements;
+  rows.axes = {{4, 1}, {3, 3}};
+  CHECK(node_cost(*loop_of(copy, rows, hole), avx512(), m).base == 4 * m.loop_iteration);
+  // The element moved through a scalar register (a C local) sets nothing up; a buffer in L1 does.
+  const Spec one = move_spec(ts({1, 1}, Level::L1), ts({1, 1}, Level::L1, Layout::col_major()));
+  CHECK(node_cost(*move_of(one, 0, ts({1, 1}, Level::RF), hole, hole), avx512(), m).base == 0);
+  const Spec mm = matmul(ts({4, 8}, Level::L2), ts({8, 16}), ts({4, 16}));
+  CHECK(node_cost(*move_of(mm, 0, ts({4, 8}, Level::L1), hole, hole), avx512(), m).base == m.buffer_setup);
+  // A scalar copy is a load or a store: a quarter of a scalar op beside the two accesses.
+  CHECK(kernel_cost(KernelKind::scalar_copy, move_spec(ts({1, 1}, Level::L1), ts({1, 1}, Level::RF))) ==
+        m.scalar_op / 4 + m.element_access[static_cast<std::size_t>(Level::L1)]);
+}
+
 TEST_CASE("cost: a parallel loop pays for the team-written inputs every core reads whole", "[impl][cost]") {
   const CostModel& m = model();
   // lhs 10x8 (5 lines) and rhs 8x8 (4 lines) in L2, written by the team. Tiles of 4 rows cut the lhs among the
