@@ -16,10 +16,13 @@
 // the other input bytes at its streaming read bandwidth (`kriek calibrate`'s probes: --profile FILE, or a
 // calibration run here). "of BW" is the reference time over the kernel's; a reduction's output is small, so its
 // reference is the read bandwidth.
-// Epilogues: the time of compose[matmul, add, relu] (bias row and activation) over the time of the matmul alone.
+// Epilogues: the time of compose[matmul, add, relu] (bias row and activation) over the time of the matmul alone, and
+// of compose[conv, add, relu] (bias per output channel) over the conv alone; Figure 2's pipeline
+// compose[conv, reducesum, conv] timed whole.
 //
 // Build it with `cmake --build build --target bench_ops`. Never part of the tests.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -65,6 +68,15 @@ const std::vector<std::string> kElementwise = {
 /// Matmul shapes M, K, N: each timed alone and with a bias row and relu fused after it.
 const std::vector<std::string> kEpilogueShapes = {"64x64x64", "128x128x128", "256x256x256", "82x99x63",
                                                   "99x36x67", "32x52x93"};
+/// Conv layers (op, image, filters; NHWC): each timed alone and with a bias per output channel and relu fused
+/// after it: 3x3 with padding, stride 2, pointwise, and channels not a multiple of the vector width.
+const std::vector<std::array<std::string, 3>> kConvEpilogues = {{"conv[pad=1]", "1x14x14x64", "3x3x64x64"},
+                                                                {"conv[stride=2,pad=1]", "1x28x28x32", "3x3x32x64"},
+                                                                {"conv", "1x28x28x128", "1x1x128x64"},
+                                                                {"conv[pad=1]", "1x12x12x24", "3x3x24x40"}};
+/// Pipelines timed whole (GFLOP/s only): the Kriek report's Figure 2.
+const std::vector<std::string> kPipelines = {"compose[conv, reducesum[axis=2], conv] 10x10 5x5x6 5x5x6 f32",
+                                             "compose[conv, reducesum[axis=2], conv] 36x36 5x5x16 5x5x16 f32"};
 
 struct Measured {
   double seconds = 0;  ///< median per call
@@ -194,23 +206,38 @@ int run(int argc, char** argv) {
   std::cout << "load " << bench::load_average() << "\n";
   for (const std::string& suite : chosen) {
     if (suite == "epilogues") {
-      std::printf("\nepilogues: compose[matmul, add, relu] (bias row, relu) against the matmul alone, 1 thread\n");
-      std::printf("%-14s %12s %12s %14s\n", "M x K x N", "plain GF/s", "fused GF/s", "fused / plain");
-      std::vector<double> ratios;
+      // Pairs of the op alone and the op with its epilogue: (label, plain Spec text, fused Spec text).
+      std::vector<std::array<std::string, 3>> pairs;
       for (const std::string& shape : kEpilogueShapes) {
         const std::vector<std::string> mkn = split(shape, 'x');
-        const Spec plain = parse_spec("matmul " + shape + " f32", target);
-        const Spec fused = parse_spec("compose[matmul, add, relu] " + mkn[0] + "x" + mkn[1] + " " + mkn[1] + "x" +
-                                          mkn[2] + " 1x" + mkn[2] + " f32",
-                                      target);
+        pairs.push_back({"matmul " + shape, "matmul " + shape + " f32",
+                         "compose[matmul, add, relu] " + mkn[0] + "x" + mkn[1] + " " + mkn[1] + "x" + mkn[2] +
+                             " 1x" + mkn[2] + " f32"});
+      }
+      for (const auto& [op, image, filters] : kConvEpilogues) {
+        const std::string channels = split(filters, 'x').back();
+        pairs.push_back({op + " " + image + " " + filters, op + " " + image + " " + filters + " f32",
+                         "compose[" + op + ", add, relu] " + image + " " + filters + " 1x1x1x" + channels + " f32"});
+      }
+      std::printf("\nepilogues: compose[op, add, relu] (bias, relu) against the op alone, 1 thread\n");
+      std::printf("%-44s %12s %12s %14s\n", "op", "plain GF/s", "fused GF/s", "fused / plain");
+      std::vector<double> ratios;
+      for (const auto& [label, plain_text, fused_text] : pairs) {
+        const Spec plain = parse_spec(plain_text, target), fused = parse_spec(fused_text, target);
         const std::vector<Measured> m = runner.measure({plain, fused});
         const double ratio = m[1].seconds / m[0].seconds;
         ratios.push_back(ratio);
-        std::printf("%-14s %12.1f %12.1f %14.3f\n", shape.c_str(), m[0].gflops, m[1].gflops, ratio);
-        csv << "epilogues,\"" << spec_text(fused) << "\",,,,,,," << ratio << "\n";
+        std::printf("%-44s %12.1f %12.1f %14.3f\n", label.c_str(), m[0].gflops, m[1].gflops, ratio);
+        csv << "epilogues,\"" << spec_text(fused) << "\",," << m[1].gflops << ",,,,," << ratio << "\n";
       }
       std::printf("fused / plain time: median %.3f, highest %.3f\n", median(ratios),
                   *std::max_element(ratios.begin(), ratios.end()));
+      std::printf("\npipelines, 1 thread\n%-66s %9s %12s\n", "spec", "GFLOP/s", "us per call");
+      for (const std::string& text : kPipelines) {
+        const Measured m = runner.measure({parse_spec(text, target)}).front();
+        std::printf("%-66s %9.2f %12.2f\n", text.c_str(), m.gflops, m.seconds * 1e6);
+        csv << "pipelines,\"" << text << "\",," << m.gflops << ",,,,,\n";
+      }
       continue;
     }
     const std::vector<std::string>& texts = suite == "reductions" ? kReductions : kElementwise;

@@ -159,7 +159,9 @@ Schedule Schedule::complete(const std::function<ImplPtr(const Spec&)>& completer
 }
 
 Schedule Schedule::complete_focused(const std::function<ImplPtr(const Spec&)>& completer) const {
-  return Schedule(target_, fill_hole(impl_, focus_index("complete"), completer), std::nullopt);
+  ImplPtr filled = fill_hole(impl_, focus_index("complete"), completer);
+  const bool left = !kriek::holes(filled).empty();
+  return Schedule(target_, std::move(filled), left ? std::optional<std::size_t>(0) : std::nullopt);
 }
 
 Schedule schedule(const Spec& spec, const Target& target) { return Schedule(spec, target); }

@@ -58,7 +58,9 @@ void ReplSession::show(std::ostream& out, bool costs) const {
   if (open.empty()) {
     out << "complete\n";
   } else {
-    out << open.size() << " open hole" << (open.size() == 1 ? "" : "s") << ", focus " << s.focused()->name << "\n";
+    const auto focus = s.focused();
+    KRIEK_ASSERT(focus.has_value(), "a partial schedule with open holes has a focused one");
+    out << open.size() << " open hole" << (open.size() == 1 ? "" : "s") << ", focus " << focus->name << "\n";
   }
   if (costs) {
     const ImplCost c = evaluate(s.impl(), target, model);

@@ -107,3 +107,17 @@ TEST_CASE("complete() with another completer", "[sched][schedule]") {
                     Contains("the completer did not return an Impl of"));
   CHECK_THROWS_WITH(s.complete([](const Spec& spec) { return make_hole(spec); }), Contains("left holes"));
 }
+
+TEST_CASE("completing the focused hole focuses the first hole left", "[sched][schedule]") {
+  const Schedule s = schedule(matmul({6, 5}, {5, 4}), avx512()).tile_out({4, 4});
+  REQUIRE(s.holes().size() == 2);
+  const auto fill = [](const Spec& spec) { return default_schedule(spec, avx512()); };
+  const Schedule one = s.focus("h2").complete_focused(fill);
+  REQUIRE(one.holes().size() == 1);
+  REQUIRE(one.focused());
+  CHECK(one.focused()->name == "h1");
+  CHECK(one.focused()->spec == one.holes().front().spec);
+  const Schedule both = one.complete_focused(fill);
+  CHECK(both.holes().empty());
+  CHECK_FALSE(both.focused());
+}
