@@ -355,6 +355,32 @@ NodeCost node_cost(const ImplNode& node, const Target& target, const CostModel& 
   return node_cost(node.spec, node.kind, children, target, m);
 }
 
+namespace {
+
+/// Walks `node` in hole order with `around` the own memory of its ancestors; true once hole `index` is found (then
+/// `around` holds the memory around it).
+bool find_hole(const ImplPtr& node, std::size_t& index, MemoryUse& around, const Target& target,
+               const CostModel& m) {
+  if (node->is_hole()) return index-- == 0;
+  const MemoryUse outer = around;
+  around = around.plus(node_cost(*node, target, m).own);
+  for (std::size_t i : child_print_order(*node)) {
+    if (find_hole(node->children[i], index, around, target, m)) return true;
+  }
+  around = outer;
+  return false;
+}
+
+}  // namespace
+
+MemoryUse memory_around_hole(const ImplPtr& root, std::size_t index, const Target& target, const CostModel& model) {
+  MemoryUse around;
+  std::size_t left = index;
+  const bool found = find_hole(root, left, around, target, model);
+  KRIEK_ASSERT(found, "no hole ", index, " in the tree");
+  return around;
+}
+
 ImplCost evaluate(const ImplPtr& impl, const Target& target, const CostModel& m) {
   const NodeCost nc = node_cost(*impl, target, m);
   ImplCost result{nc.base, {}};

@@ -84,6 +84,11 @@ NodeCost node_cost(const ImplNode& node, const Target& target, const CostModel& 
 NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,
                    const CostModel& model);
 
+/// The memory the nodes around the `index`-th hole of `root` (holes() order) hold while it runs: the own buffers
+/// of every node on the path from the root to it. A completion of the hole shares the levels with them (the REPL
+/// completes a hole within the limits less this, as the DP gives a child what its parents leave).
+MemoryUse memory_around_hole(const ImplPtr& root, std::size_t index, const Target& target, const CostModel& model);
+
 /// Cost and peak memory of a whole tree; Holes count as free (cost 0, no memory).
 struct ImplCost {
   Cost cost = 0;

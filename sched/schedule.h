@@ -35,6 +35,8 @@ class Schedule {
   std::vector<OpenHole> holes() const;
   /// The focused hole, or nullopt when the Impl is complete.
   std::optional<OpenHole> focused() const;
+  /// The focused hole's index in holes() order, or nullopt when the Impl is complete.
+  std::optional<std::size_t> focused_index() const { return focus_; }
   const Target& target() const { return *target_; }
 
   /// Focuses the hole named `name` (e.g. "h2"); throws UserError when there is none.

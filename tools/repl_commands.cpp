@@ -187,18 +187,29 @@ void run_focus(ReplSession& s, const Words& words, const std::string& line, std:
   s.push(s.current().focus(words[1]), line, out);
 }
 
+/// Fills holes with the DP's best Impl within what the nodes around each leave of the limits (hole_limits): hole
+/// `words[1]`, or every hole (the last first, so that the others keep their names).
 void run_complete(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
   Synthesizer& dp = s.synth();
-  const std::function<ImplPtr(const Spec&)> best = [&](const Spec& spec) {
-    auto impl = dp.best(spec, s.limits);
-    if (!impl) user_error("no Impl of ", spec_text(spec), " fits the memory limits ", s.limits);
-    return *impl;
+  const auto fill = [&](const Schedule& from, std::size_t index) {
+    const MemoryUse room = s.hole_limits(index);
+    return from.complete_focused([&](const Spec& spec) {
+      auto impl = dp.best(spec, room);
+      if (!impl) user_error("no Impl of ", spec_text(spec), " fits the memory limits ", room, " (", s.limits,
+                            " less the buffers around it)");
+      return *impl;
+    });
   };
   if (words.size() == 2 && words[1] != "all") {
-    s.push(s.current().focus(words[1]).complete_focused(best), line, out);
-  } else {
-    s.push(s.current().complete(best), line, out);
+    const Schedule focused = s.current().focus(words[1]);
+    s.push(fill(focused, *focused.focused_index()), line, out);
+    return;
   }
+  Schedule next = s.current();
+  for (std::size_t i = next.holes().size(); i-- > 0;) {
+    next = fill(next.focus(next.holes()[i].name), i);
+  }
+  s.push(std::move(next), line, out);
 }
 
 /// The focused hole's legal actions by the cost of their cheapest completion within the limits (the DP's own
@@ -208,7 +219,8 @@ void run_actions(ReplSession& s, const Words& words, const std::string&, std::os
   const bool all = words.size() == 2;
   if (all && words[1] != "--all") user_error("actions takes --all or nothing, got '", words[1], "'");
   const Spec spec = s.focused("list actions for").spec;
-  const std::vector<ActionOption> options = s.synth().action_options(spec, s.limits);
+  const MemoryUse room = s.hole_limits(*s.current().focused_index());
+  const std::vector<ActionOption> options = s.synth().action_options(spec, room);
   // By cost, those without a completion last; ties in enumeration order.
   std::vector<std::size_t> order(options.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -228,7 +240,7 @@ void run_actions(ReplSession& s, const Words& words, const std::string&, std::os
     if (o.cost) out << "  cost " << *o.cost << "  peak " << o.peak << "\n";
     else out << "  no completion within the memory limits\n";
   }
-  if (!any) out << "no action completes within the memory limits " << s.limits << "\n";
+  if (!any) out << "no action completes within the memory limits " << room << "\n";
 }
 
 void run_check(ReplSession& s, const Words&, const std::string&, std::ostream& out) {

@@ -43,6 +43,16 @@ void ReplSession::push(Schedule next, const std::string& line, std::ostream& out
   show(out, false);
 }
 
+MemoryUse ReplSession::hole_limits(std::size_t index) const {
+  const MemoryUse around =
+      memory_around_hole(current().impl(), index, target, CostModel::for_target(target));
+  MemoryUse room = limits;
+  for (std::size_t l = 0; l < room.bytes.size(); ++l) {
+    if (room.bytes[l] > 0) room.bytes[l] = std::max<std::int64_t>(1, room.bytes[l] - around.bytes[l]);
+  }
+  return room;
+}
+
 void ReplSession::show(std::ostream& out, bool costs) const {
   const Schedule& s = current();
   const CostModel model = CostModel::for_target(target);

@@ -17,7 +17,6 @@
 
 #include "spec/target.h"
 #include "support/golden.h"
-#include "spec/target.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -90,6 +89,26 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   // After run, cost shows the measured time beside the prediction (and only then).
   CHECK(r.out.find("us per call (run), predicted ") > r.out.find("verified: max error"));
   CHECK(r.out.find("us per call (run)") != std::string::npos);
+}
+
+TEST_CASE("repl: a hole inside a register tile completes within the registers the tile leaves", "[tools][repl]") {
+  // A 6x64 tile holds 24 of AVX-512's 32 registers; its body may use 8 more (2048 bytes in all), not another 16
+  // for a block of the rhs (2624 bytes: spills, 3.4x slower before the limits counted the tile).
+  const std::string steps = "spec matmul 64x256x64 f32 serial\ntile_out 6 64\nmove out VRF\n";
+  const Result r = script("register_room.kriek", steps + "actions\ncomplete\ncost\n");
+  REQUIRE(r.status == 0);
+  const auto at = r.out.rfind("VRF=");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stol(r.out.substr(at + 4)) <= 2048);
+  // Every action listed fits the 512 bytes left.
+  for (std::size_t at = r.out.find("peak "); at != std::string::npos; at = r.out.find("peak ", at + 1)) {
+    const auto vrf = r.out.find("VRF=", at);
+    if (r.out.rfind("  cost ", at) > r.out.rfind('\n', at)) CHECK(std::stol(r.out.substr(vrf + 4)) <= 512);
+  }
+  // With one hole named, the others keep theirs; the budget is per hole.
+  const Result one = script("register_room_one.kriek", steps + "complete h2\ncomplete h1\ncost\n");
+  REQUIRE(one.status == 0);
+  CHECK(std::stol(one.out.substr(one.out.rfind("VRF=") + 4)) <= 2048);
 }
 
 TEST_CASE("repl: pad_image and to_matmul, the conv steps actions lists, apply by hand", "[tools][repl]") {
