@@ -1,7 +1,7 @@
 // The LLVM code generator: the same lowering as the C one (lowering.h) built with LLVM's IRBuilder, optimized by
 // the O3 pipeline of the new pass manager for the target's CPU, and then JIT-compiled into this process (ORC
 // LLJIT, no C compiler needed), written as a position-independent object file, or printed as textual IR. No LLVM
-// header is included here: LLVM stays inside codegen/'s llvm_*.cpp files.
+// header is included here: LLVM stays inside codegen/'s llvm_* files.
 #pragma once
 
 #include <cstdint>

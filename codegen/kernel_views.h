@@ -1,6 +1,6 @@
-// The views a kernel body touches, shared by the C and LLVM kernels (c_kernels.cpp, llvm_kernels.cpp) so that
-// both read the same elements and registers: matrix elements and rows of rank-2 operands (or rank 3 with a batch
-// of 1), the register-by-register pairing of vec_sum_rows, and the rows vec_sum_runs reduces.
+// The views a kernel body touches, shared by the C and LLVM kernels (c_kernels.cpp and c_sums.cpp, llvm_kernels.cpp
+// and llvm_sums.cpp) so that both read the same elements and registers: matrix elements and rows of rank-2 operands
+// (or rank 3 with a batch of 1), the register-by-register pairing of vec_sum_rows, and the rows vec_sum_runs reduces.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
-// Private to codegen/'s LLVM translation units: what the LLVM kernels (llvm_kernels.cpp) need of the LLVM emitter
-// (llvm_emitter.cpp), the module the emitter builds for the JIT and object writer (llvm_jit.cpp), and kriek's
-// runtime that JIT-compiled code calls (llvm_runtime.cpp). It names
-// LLVM types by forward declaration only, so no LLVM header reaches anything that includes it.
+// Private to codegen/'s LLVM translation units: what the LLVM kernels (llvm_kernels.cpp, llvm_sums.cpp) need of the
+// LLVM emitter (llvm_emitter.cpp), the module the emitter builds for the JIT and object writer (llvm_jit.cpp), and
+// kriek's runtime that JIT-compiled code calls (llvm_runtime.cpp). It names LLVM types by forward declaration only,
+// so no LLVM header reaches anything that includes it.
 #pragma once
 
 #include <cstdint>

@@ -43,7 +43,7 @@ void initialize_llvm() {
     llvm::InitializeNativeTargetAsmPrinter();
     llvm::InitializeNativeTargetAsmParser();
     // Code generation without loop strength reduction: the emitter gives each loop's addresses a pointer of
-    // their own (llvm_emitter.cpp, induction_address), which LSR would fold back into the loop counter as an
+    // their own (llvm_loops.cpp, induction_address), which LSR would fold back into the loop counter as an
     // index register, and Intel cores split an FMA with an indexed memory operand into two uops.
     const char* args[] = {"kriek", "-disable-lsr"};
     llvm::cl::ParseCommandLineOptions(2, args, "", &llvm::nulls());
