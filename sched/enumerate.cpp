@@ -131,11 +131,14 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
   const std::int64_t width = target.vector_elements(spec.output().dtype);
   const bool batched = batched_matmul(spec);
   const bool worthwhile = parallel_worthwhile(spec);
-  // A conv's rows, a pointwise conv's output channels and the rows of a matrix a matmul or a pipeline (any
-  // Compose, e.g. a matmul with its epilogue) computes also in one slab per core (add_core_slab).
-  const bool matrix_rows =
-      (std::holds_alternative<Matmul>(spec.op) || std::holds_alternative<Compose>(spec.op)) && !batched && rank == 2;
-  const bool core_slabs = (cp.own || matrix_rows) && !spec.serial_only && worthwhile;
+  // A conv's rows, a pointwise conv's output channels and the rows of any other output matrix (a matmul's, a
+  // pipeline's, e.g. a matmul with its epilogue, an elementwise op's or a reduction's) also in one slab per core
+  // (add_core_slab), and a vector output's elements in whole registers: reducesum[axis=0] 1000x999 on 2 threads
+  // took 212 us (the grid's 512 columns leave 487 to run after the parallel loop, on one core, so the search
+  // copied the input in parallel instead), in two slabs of 496 columns 65 us.
+  const bool matrix_rows = !cp.led && !batched && rank == 2;
+  const bool vector_slabs = !cp.led && rank == 1;
+  const bool core_slabs = (cp.own || matrix_rows || vector_slabs) && !spec.serial_only && worthwhile;
   const std::int64_t cores = std::max<std::int64_t>(1, target.cores);
   std::vector<std::int64_t> slabs(rank, 0);
   for (std::size_t d = 0; d < rank; ++d) {
@@ -151,6 +154,7 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
       if (core_slabs && matrix_rows && d + 1 < rank) slabs[d] = add_core_slab(grids.back(), shape[d], cores, 1);
+      if (core_slabs && vector_slabs) slabs[d] = add_core_slab(grids.back(), shape[d], cores, std::max<std::int64_t>(width, 1));
     }
     // A batched matmul runs one batch element at a time: the batch tile is 1, the rest whole (below).
     if (batched) grids.back() = {d == 0 ? 1 : shape[d]};

@@ -296,6 +296,26 @@ TEST_CASE("enumerate: a matmul's rows in one slab per core, as a parallel loop o
   check_all_apply(fused, avx512());
 }
 
+TEST_CASE("enumerate: every output matrix's rows and a vector output's registers in one slab per core",
+          "[sched][enumerate]") {
+  auto has = [](const std::string& text, const Shape& tile, bool parallel) {
+    const std::vector<TileOut> tiles = only<TileOut>(enumerate_actions(parse_spec(text, avx512()), avx512()));
+    return std::find(tiles.begin(), tiles.end(), TileOut{tile, parallel}) != tiles.end();
+  };
+  // A reduction over rows into 999 columns: two slabs of 496 (whole registers), one boundary of 7 after them;
+  // the grid's 512 left 487 columns to one core.
+  CHECK(has("reducesum[axis=0] 1000x999 f32", {496}, true));
+  CHECK_FALSE(has("reducesum[axis=0] 1000x999 f32", {496}, false));
+  CHECK_FALSE(has("reducesum[axis=0] 1000x999 f32 serial", {496}, true));
+  // A reduction along rows into 1000 row sums, and an elementwise op's rows.
+  CHECK(has("reducesum[axis=1] 1000x999 f32", {496}, true));
+  CHECK(has("max 333x250 f32", {166, 250}, true));
+  CHECK_FALSE(has("max 333x250 f32", {166, 250}, false));
+  // Too little work for a parallel loop: no slab.
+  CHECK_FALSE(has("reducesum[axis=0] 64x99 f32", {48}, true));
+  check_all_apply(parse_spec("reducesum[axis=0] 1000x999 f32", avx512()), avx512());
+}
+
 TEST_CASE("enumerate: VRF and RF moves, kernels, to_accum, bufferize", "[sched][enumerate]") {
   const auto z = enumerate_actions(zero({1, 16}), avx512());
   CHECK(contains(z, Action{MoveTo{0, Level::VRF, Layout::row_major(), 16}}));
