@@ -211,7 +211,19 @@ Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
   return static_cast<Cost>(lines_touched(t)) * (ways - 1) / ways * m.cross_core_line;
 }
 
-NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop& loop, const CostModel& m) {
+/// True when one run of `body` keeps the FMA ports busy for at least four loop iterations' time, its inputs in L1
+/// or registers: the loop's index update and branch run on other ports meanwhile.
+bool hides_iteration(const Spec& body, const Target& target, const CostModel& m) {
+  for (const TensorSpec& in : body.inputs()) {
+    if (in.level != Level::L1 && !is_register_level(in.level)) return false;
+  }
+  const std::int64_t lanes = vector_width(target, body.output().dtype);
+  const double fmas = flop_count(body, lanes) / static_cast<double>(2 * lanes);
+  return fmas * static_cast<double>(m.vector_fma) >= 4.0 * static_cast<double>(m.loop_iteration);
+}
+
+NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop& loop, const Target& target,
+                   const CostModel& m) {
   NodeCost nc;
   Cost trips = 1;
   for (const LoopAxis& a : loop.axes) trips *= static_cast<Cost>(a.trips());
@@ -231,7 +243,8 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   // loop of one-element copies, takes 0.15 us, 0.12 cycles per element.
   const auto one_element = [](const TensorSpec& t) { return t.elements() == 1; };
   const bool scalar_body = !children.empty() && std::ranges::all_of(children.front().operands, one_element);
-  const Cost per_iteration = scalar_body ? m.loop_iteration / 4 : m.loop_iteration;
+  const bool hidden = !children.empty() && hides_iteration(children.front(), target, m);
+  const Cost per_iteration = scalar_body || hidden ? m.loop_iteration / 4 : m.loop_iteration;
   nc.base = (any_rolled ? (iterations + ways - 1) / ways * per_iteration : 0) +
             (loop.parallel ? m.parallel_launch : 0);
   // A buffer the team wrote (TensorSpec::shared) is spread over the cores' caches the way its writers cut it, in
@@ -331,7 +344,7 @@ NodeCost with_buffer(std::size_t children, const TensorSpec& buffer, const CostM
 
 NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,
                    const CostModel& m) {
-  return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(spec, children, loop, m); },
+  return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(spec, children, loop, target, m); },
                                [&](const MoveOp& move) { return move_cost(spec, children.size(), move, m); },
                                [&](const Block&) { return in_sequence(children.size()); },
                                [&](const Pipeline& p) { return with_buffer(children.size(), p.buffer, m); },

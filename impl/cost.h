@@ -21,14 +21,16 @@ struct CostModel {
   /// Bumped whenever a formula changes: tables built with another version are stale. 17: sums and dots at
   /// their port rate, scalar copies and their loops, one-element RF buffers cheaper (a transposing copy). 18: tiles
   /// of dots, a lane step a shuffle and an add. 19: a tile's dots summed in transpose trees. 20: dots of any length
-  /// (a partial last register masked).
-  std::uint32_t version = 20;
+  /// (a partial last register masked). 21: a loop whose body keeps the FMA ports busy for four iterations from L1
+  /// or registers pays a quarter iteration.
+  std::uint32_t version = 21;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
   Cost strided_percent = 25;
   /// Fixed cost of one loop iteration (index update, branch); loops over register-held operands are unrolled
-  /// and cost none.
+  /// and cost none; a quarter of it where the body is single elements (the compilers unroll those) or keeps the
+  /// FMA ports busy from L1 for four iterations' time (the index update and branch run on other ports).
   Cost loop_iteration = 16;
   /// A parallel loop beyond its share of the work: the team's start and join on kriek's runtime, whose workers
   /// spin between loops (1200 cycles; `kriek calibrate` measures it). Sapphire Rapids, 2 threads, the same picks:
