@@ -337,8 +337,10 @@ const std::vector<ReplCommand>& repl_commands() {
        nullptr, run_flatten},
       {"select", "KERNEL", "implement the focused hole with a kernel", 1, 1, complete_select, run_select},
       {"focus", "hN", "apply the next operators to hole hN", 1, 1, complete_focus, run_focus},
-      {"complete", "[hN|all]", "fill hole hN, or every hole (the default), with the DP's best", 0, 1,
-       complete_complete, run_complete},
+      {"complete", "[hN|all]",
+       "fill hole hN, or every hole (the default), with the DP's best within the memory limits less what the nodes "
+       "around the hole hold",
+       0, 1, complete_complete, run_complete},
       {"actions", "[--all]",
        "the focused hole's legal actions by their best completed cost within the memory limits (best marked *), "
        "with the peak memory each needs; --all lists those with no completion too",
