@@ -154,7 +154,9 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
       if (core_slabs && matrix_rows && d + 1 < rank) slabs[d] = add_core_slab(grids.back(), shape[d], cores, 1);
-      if (core_slabs && vector_slabs) slabs[d] = add_core_slab(grids.back(), shape[d], cores, std::max<std::int64_t>(width, 1));
+      if (core_slabs && vector_slabs) {
+        slabs[d] = add_core_slab(grids.back(), shape[d], cores, std::max<std::int64_t>(width, 1));
+      }
     }
     // A batched matmul runs one batch element at a time: the batch tile is 1, the rest whole (below).
     if (batched) grids.back() = {d == 0 ? 1 : shape[d]};
