@@ -148,6 +148,26 @@ TEST_CASE("cost: a loop whose body keeps the FMA ports busy from L1 pays a quart
   CHECK(node_cost(*loop_of(thin, matmul_split(thin, 1), hole), avx512(), m).base == 256 * m.loop_iteration);
 }
 
+TEST_CASE("cost: the memory around a hole is what its ancestors hold", "[impl][cost]") {
+  const CostModel& m = model();
+  // A 6x64 register tile (1536 bytes of VRF) around its body and its store; a loop of two such tiles holds nothing
+  // of its own.
+  const TensorSpec reg = ts({6, 64}, Level::VRF, Layout::row_major(), 16);
+  const Spec tile = matmul(ts({6, 256}, Level::L1), ts({256, 64}, Level::L1), ts({6, 64}));
+  const Build in_registers = [&](const Spec& t) { return move_of(t, 2, reg, hole, nullptr, hole); };
+  const ImplPtr one = in_registers(tile);
+  REQUIRE(holes(one).size() == 2);
+  CHECK(memory_around_hole(one, 0, avx512(), m)[Level::VRF] == 1536);
+  CHECK(memory_around_hole(one, 1, avx512(), m)[Level::VRF] == 1536);
+  CHECK(memory_around_hole(one, 0, avx512(), m)[Level::L1] == 0);
+  const Spec rows = matmul(ts({12, 256}, Level::L1), ts({256, 64}, Level::L1), ts({12, 64}));
+  const ImplPtr loop = loop_of(rows, matmul_tile(rows, 6, 64), in_registers);
+  REQUIRE(holes(loop).size() == 2);
+  CHECK(memory_around_hole(loop, 1, avx512(), m)[Level::VRF] == 1536);
+  // The hole of a bare Spec has nothing around it.
+  CHECK(memory_around_hole(hole(tile), 0, avx512(), m) == MemoryUse{});
+}
+
 TEST_CASE("cost: a parallel loop pays for the team-written inputs every core reads whole", "[impl][cost]") {
   const CostModel& m = model();
   // lhs 10x8 (5 lines) and rhs 8x8 (4 lines) in L2, written by the team. Tiles of 4 rows cut the lhs among the
