@@ -130,6 +130,9 @@ std::int64_t dot_chains(std::int64_t vectors);
 /// Accumulator chains per dot of a dot_fma of `dots` dots over `vectors` steps: dot_chains for one dot, else one
 /// (the dots are the independent chains).
 std::int64_t dot_fma_chains(std::int64_t dots, std::int64_t vectors);
+/// Vector registers a dot_fma tile of m x n dots holds: one accumulator per dot and one register per lhs row and rhs
+/// column run loaded each step.
+constexpr std::int64_t dot_fma_registers(std::int64_t m, std::int64_t n) { return m * n + m + n; }
 /// Whether a dot_fma of `dots` dots with registers of `width` lanes sums its lanes in transpose trees (a register
 /// of dots at a time into the lanes of one: width - 1 steps of a shuffle, a blend and an add) rather than each
 /// dot's alone (log2(width) steps of a shuffle and an add): from half a register of dots, where the tree takes

@@ -181,8 +181,8 @@ Why dot_fma_rules(const Spec& s, const Target& t) {
   if (m * n == 1 ? c.level != Level::RF && !is_memory(c.level) : !is_memory(c.level)) {
     return fail("the output ", name(s, 2), " is ", m * n == 1 ? "neither in RF nor in memory" : "not in memory");
   }
-  if (m * n + m + n > t.vector_registers) {
-    return fail("needs ", m * n + m + n, " vector registers (", m * n, " dots, ", m + n, " runs loaded per step), the "
+  if (dot_fma_registers(m, n) > t.vector_registers) {
+    return fail("needs ", dot_fma_registers(m, n), " vector registers (", m * n, " dots, ", m + n, " runs loaded per step), the "
                 "target has ", t.vector_registers);
   }
   return std::nullopt;

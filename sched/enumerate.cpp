@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "impl/kernel.h"
 #include "sched/bufferize.h"
 #include "sched/flatten.h"
 #include "sched/move_to.h"
@@ -266,7 +267,7 @@ bool narrow_rhs(const Spec& spec, const Target& target) {
   const TensorSpec& b = spec.input(1);
   const std::size_t r = b.rank();
   const std::int64_t k = b.shape[r - 2], n = b.shape[r - 1], width = target.vector_elements(b.dtype);
-  return b.elements() == k * n && n < width && k >= width && 2 * n + 2 + n <= target.vector_registers;
+  return b.elements() == k * n && n < width && k >= width && dot_fma_registers(2, n) <= target.vector_registers;
 }
 
 void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
