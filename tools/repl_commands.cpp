@@ -191,24 +191,19 @@ void run_focus(ReplSession& s, const Words& words, const std::string& line, std:
 /// `words[1]`, or every hole (the last first, so that the others keep their names).
 void run_complete(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
   Synthesizer& dp = s.synth();
-  const auto fill = [&](const Schedule& from, std::size_t index) {
-    const MemoryUse room = s.hole_limits(index);
-    return from.complete_focused([&](const Spec& spec) {
+  const auto fill = [&](const Schedule& focused) {
+    const MemoryUse room = s.hole_limits(focused);
+    return focused.complete_focused([&](const Spec& spec) {
       auto impl = dp.best(spec, room);
       if (!impl) user_error("no Impl of ", spec_text(spec), " fits the memory limits ", room, " (", s.limits,
                             " less the buffers around it)");
       return *impl;
     });
   };
-  if (words.size() == 2 && words[1] != "all") {
-    const Schedule focused = s.current().focus(words[1]);
-    s.push(fill(focused, *focused.focused_index()), line, out);
-    return;
-  }
+  if (words.size() == 2 && words[1] != "all") return s.push(fill(s.current().focus(words[1])), line, out);
   Schedule next = s.current();
-  for (std::size_t i = next.holes().size(); i-- > 0;) {
-    next = fill(next.focus(next.holes()[i].name), i);
-  }
+  const std::vector<OpenHole> holes = next.holes();
+  for (auto hole = holes.rbegin(); hole != holes.rend(); ++hole) next = fill(next.focus(hole->name));
   s.push(std::move(next), line, out);
 }
 
@@ -219,7 +214,7 @@ void run_actions(ReplSession& s, const Words& words, const std::string&, std::os
   const bool all = words.size() == 2;
   if (all && words[1] != "--all") user_error("actions takes --all or nothing, got '", words[1], "'");
   const Spec spec = s.focused("list actions for").spec;
-  const MemoryUse room = s.hole_limits(*s.current().focused_index());
+  const MemoryUse room = s.hole_limits(s.current());
   const std::vector<ActionOption> options = s.synth().action_options(spec, room);
   // By cost, those without a completion last; ties in enumeration order.
   std::vector<std::size_t> order(options.size());

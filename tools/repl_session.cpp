@@ -43,9 +43,10 @@ void ReplSession::push(Schedule next, const std::string& line, std::ostream& out
   show(out, false);
 }
 
-MemoryUse ReplSession::hole_limits(std::size_t index) const {
-  const MemoryUse around =
-      memory_around_hole(current().impl(), index, target, CostModel::for_target(target));
+MemoryUse ReplSession::hole_limits(const Schedule& s) const {
+  const std::optional<std::size_t> hole = s.focused_index();
+  if (!hole) user_error("the Impl is complete: no hole to complete");
+  const MemoryUse around = memory_around_hole(s.impl(), *hole, target, CostModel::for_target(target));
   MemoryUse room = limits;
   for (std::size_t l = 0; l < room.bytes.size(); ++l) {
     if (room.bytes[l] > 0) room.bytes[l] = std::max<std::int64_t>(1, room.bytes[l] - around.bytes[l]);

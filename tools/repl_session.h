@@ -33,10 +33,10 @@ struct ReplSession {
   const Schedule& current() const;
   /// The focused hole of the current Schedule; UserError naming `what` when the Impl is complete.
   OpenHole focused(const char* what) const;
-  /// What a completion of hole `index` (holes() order) of the current Schedule may use: `limits` less what the
-  /// nodes around it hold (a register tile the hole runs inside leaves the rest of the registers), at least one
-  /// byte of each bounded level (0 would mean unbounded).
-  MemoryUse hole_limits(std::size_t index) const;
+  /// What a completion of `s`'s focused hole may use: `limits` less what the nodes around it hold (a register tile
+  /// the hole runs inside leaves the rest of the registers), at least one byte of each bounded level (0 would mean
+  /// unbounded). UserError when `s` is complete.
+  MemoryUse hole_limits(const Schedule& s) const;
   /// The DP, made on first use and kept for the session (every hole it completes reuses what it solved).
   Synthesizer& synth();
   /// Starts over with `first` (a `spec` line).
