@@ -350,6 +350,8 @@ const std::vector<ReplCommand>& repl_commands() {
       {"redo", "", "apply the step undone last again", 0, 0, nullptr, run_redo},
       {"emit", "[FILE]", "print the complete Impl's C (or write it to FILE)", 0, 1, nullptr, run_emit},
       {"run", "", "compile the complete Impl, check it against the reference and time it", 0, 0, nullptr, run_run},
+      {"compare", "", "time the complete Impl against the DP's pick in alternating rounds", 0, 0, nullptr,
+       run_compare},
       {"save", "FILE", "write the session as a script (replay with kriek script FILE)", 1, 1, nullptr, run_save},
       {"help", "[COMMAND]", "list the commands, or explain one", 0, 1, complete_help, run_help},
       {"quit", "", "leave (exit too)", 0, 0, nullptr, run_quit},

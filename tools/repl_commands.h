@@ -29,6 +29,10 @@ struct ReplCommand {
   std::string usage() const;
 };
 
+/// `compare` (tools/repl_compare.cpp): the complete Impl and the DP's pick timed in alternating rounds.
+void run_compare(ReplSession& session, const std::vector<std::string>& words, const std::string& line,
+                 std::ostream& out);
+
 /// Every command, in the order `help` lists them.
 const std::vector<ReplCommand>& repl_commands();
 /// The command named `name` (`exit` is `quit`), or nullptr.

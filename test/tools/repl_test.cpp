@@ -142,6 +142,26 @@ TEST_CASE("repl: flatten an elementwise op of dense rows, and its one-line refus
              Contains("line 2") && Contains("flatten (3): operand 1 is 1x7, not the output's 9x7"));
 }
 
+TEST_CASE("repl: compare times the complete Impl against the DP's pick and refuses open holes", "[tools][repl]") {
+  const std::string target = runnable_target();
+  // A hand schedule (rows of 4, whatever the DP picks) and the DP's own pick: both verified, both timed.
+  const Result r = script("compare.kriek", "spec matmul 16x32x32 f32\ntile_out 4 32\ncomplete\ncompare\ncost\n",
+                          target);
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Contains("compare matmul (16x32 f32 GL row, 32x32 f32 GL row -> 16x32 f32 GL row): 5 "
+                             "alternating rounds") &&
+                        Contains("  this Impl      predicted ") && Contains("  the DP's pick  predicted ") &&
+                        Contains("x the time of the DP's pick"));
+  // Its measurement shows in cost, as run's does.
+  CHECK(r.out.find("us per call (run), predicted ") > r.out.find("x the time of the DP's pick"));
+  // The DP's pick compared with itself says so.
+  const Result same = script("compare_same.kriek", "spec matmul 16x32x32 f32\ncomplete\ncompare\n", target);
+  REQUIRE(same.status == 0);
+  CHECK_THAT(same.out, Contains("(the same Impl: the spread is the timing noise)"));
+  CHECK_THAT(refused("compare_open.kriek", "spec matmul 16x32x32 f32\ntile_out 4 32\ncompare\n"),
+             Contains("line 3") && Contains("compare needs a complete Impl; 1 hole is open"));
+}
+
 TEST_CASE("repl: run follows kriek script --backend, a bad backend is one line", "[tools][repl][llvm]") {
   const std::string file = temp_file("backend.kriek", "spec matmul 4x8x16 f32\ncomplete\nrun\n");
   const Result r = shell(std::string(KRIEK_BINARY) + " script " + file + " --target " + runnable_target() +
