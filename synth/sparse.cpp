@@ -90,7 +90,6 @@ std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& 
     }
     add(whole);
   }
-  if (out.empty()) return out;
   // The cuts that make the anchor itself, serial and parallel where enumerate_actions offers parallel loops
   // (canonical_spec's rule 1 relies on none below that work): their main child is solved already.
   if (from != to) {

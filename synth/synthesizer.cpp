@@ -215,7 +215,7 @@ void Synthesizer::await(Job* j, std::span<const std::pair<const Spec*, Slot*>> a
 
 void Synthesizer::finish(Job* j) {
   if (j->anchor) {
-    // The anchor is solved: this Spec tries sparse_actions (every action when none of the anchor's tilings applies).
+    // The anchor is solved: this Spec tries sparse_actions (every action when none of those applies).
     std::vector<Action> actions = sparse_actions(frontier_of(*j->anchor_slot)->unpack(), *j->anchor, *j->spec,
                                                   *options_.sparse, target_);
     j->transplanted = !actions.empty();

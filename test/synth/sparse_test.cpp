@@ -99,8 +99,15 @@ TEST_CASE("sparse actions: the anchor's tilings as they are and whole then the c
     }
   }
   CHECK(register_tile);
-  // No tiling of the anchor applies (a tile larger than the Spec): none, and the Spec is solved exhaustively.
-  CHECK(sparse_actions(frontier({TileOut{Shape{400, 32}, false}}), *anchor, spec, SparseGrid{}, t).empty());
+  // No tiling of the anchor applies (a tile larger than the Spec): the cuts to the anchor and the Spec's own
+  // actions still do.
+  const std::vector<Action> cut = sparse_actions(frontier({TileOut{Shape{400, 32}, false}}), *anchor, spec,
+                                                 SparseGrid{}, t);
+  REQUIRE(cut.size() > 3);
+  CHECK(cut[0] == Action{TileOut{Shape{256, 256}, false}});
+  CHECK(cut[1] == Action{TileOut{Shape{256, 256}, true}});
+  CHECK(cut[2] == Action{Split{256}});
+  CHECK(std::ranges::none_of(cut, [](const Action& a) { return a == Action{TileOut{Shape{400, 32}, false}}; }));
 }
 
 TEST_CASE("sparse searches find Impls that compute the reference at their stored costs", "[synth][sparse][property]") {
