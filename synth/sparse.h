@@ -54,7 +54,7 @@ std::optional<Spec> sparse_anchor(const Spec& spec, const SparseGrid& grid, cons
 /// register tiles: with only the anchor's, 300x700x500's off-grid Specs took 8-row tiles from their 256-row
 /// anchors, +5.2% predicted and +7.8% measured), moves, to_accum, kernels, ... When none of the anchor's tilings
 /// applies, the rest still does (until 2026-11-26 the Spec was then solved exhaustively: 1000^3 on a Cascade Lake
-/// VM solved 76,419 Specs exhaustively, 9,589 of them for that reason; with the cuts and its own actions 68,068,
+/// VM solved 76,419 Specs exhaustively, 9,589 of them for that reason; with the cuts and its own actions 67,985,
 /// and the picks of 1000^3, 300x700x500 and conv 1x56x56x64 3x3x64x64 cost the same). The Synthesizer solves a
 /// Spec exhaustively after all when nothing these actions make fits.
 std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& anchor, const Spec& spec,
