@@ -16,12 +16,14 @@ std::vector<std::size_t> physical_order(const Layout& layout, std::size_t rank) 
 }
 
 /// A blocked tensor's tile that lies inside one block of `t`'s buffer: one gap-free range. Tiles start at multiples
-/// of `step`, and `t` itself at a block boundary when it is aligned (64 bytes hold a whole number of blocks).
+/// of `step`, and `t` itself at a block boundary when it is aligned: 64 bytes hold a whole number of blocks, or a
+/// block is whole lines and a blocked tile is aligned only at a block boundary (tile_tensor below).
 bool within_one_block(const TensorSpec& t, const Shape& shape, const Shape& step) {
   if (t.layout.kind != Layout::Kind::blocked || !t.aligned) return false;
   const std::size_t dim = t.layout.dim;
   const std::int64_t block = t.layout.block;
-  if (64 % (block * static_cast<std::int64_t>(dtype_bytes(t.dtype))) != 0) return false;
+  const std::int64_t block_bytes = block * static_cast<std::int64_t>(dtype_bytes(t.dtype));
+  if (64 % block_bytes != 0 && block_bytes % 64 != 0) return false;
   for (std::size_t d = 0; d < shape.size(); ++d) {
     if (d != dim && shape[d] != 1) return false;
   }
@@ -134,7 +136,7 @@ bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size) {
   for (std::size_t d = 0; d + 1 < box->size(); ++d) along_innermost &= (*box)[d] == 1;
   if (t.layout.same_placement(Layout::row_major(), t.shape)) return t.contiguous || along_innermost;
   // Panels of exactly one register along the innermost dimension, starting at a panel boundary (aligned).
-  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block == vector_size &&
+  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block % vector_size == 0 &&
          t.aligned && along_innermost && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
 }
 
@@ -168,7 +170,7 @@ bool register_panels_dense(const TensorSpec& t, std::uint32_t vector_size) {
   // A row of a row-major tensor is one run at any row stride.
   if (t.layout.kind == Layout::Kind::row_major) return true;
   if (t.contiguous && t.layout.same_placement(Layout::row_major(), t.shape)) return true;
-  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block == vector_size &&
+  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block % vector_size == 0 &&
          t.aligned && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
 }
 

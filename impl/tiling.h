@@ -33,7 +33,9 @@ TensorSpec reduced_slice(const TensorSpec& t, std::size_t axis);
 /// True when memory tensor `t` can be moved to or from VRF registers of `vector_size` by vector loads and stores:
 /// whole registers, each register's elements one gap-free range in row-major order: row-major placement with the
 /// tensor contiguous or each register box along the innermost dimension (stride 1 in any buffer), or panels of
-/// one register along the innermost dimension (blk<last>:<vector_size>) starting at a panel boundary.
+/// whole registers along the innermost dimension (blk<last>:<a multiple of vector_size>) starting at a panel
+/// boundary (a 2048³ matmul's B packed in panels of 64 columns, one run per k-row, measured 0.90-0.97x the time of
+/// panels of 16 on a Cascade Lake VM; its packing was scalar before).
 bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size);
 
 /// The VRF layout of register panels: the innermost dimension in panels of one register (blk<last>:vector_size),

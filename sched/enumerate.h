@@ -102,8 +102,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// at least one register. 12: a narrow rhs only where a tile of two rows of dots fits the registers. 13: elementwise
 /// ops parallel from kParallelMinElements elements, as moves. 14: pipelines of elementwise ops too. 15: a matmul's
 /// or conv's work counted in whole registers (kParallelLanes). 16: one slab per core for every output matrix's rows
-/// and a vector output's elements (in whole registers).
-inline constexpr int kEnumerateVersion = 16;
+/// and a vector output's elements (in whole registers). 17: vector moves to and from panels of several registers
+/// (blk<last>:32, :64, ...; impl/tiling's register_rows_dense), which were scalar copies.
+inline constexpr int kEnumerateVersion = 17;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

@@ -84,3 +84,27 @@ TEST_CASE("a tile inside one block of a blocked tensor is contiguous", "[tiling]
   b.aligned = false;                                    // the tensor may start inside a panel
   CHECK_FALSE(tile_tensor(b, {1, 16}).contiguous);
 }
+
+TEST_CASE("a tile inside one panel wider than a cache line is contiguous and moves to registers", "[tiling]") {
+  // blk1:64 of f32: panels of 256 bytes, four registers to a panel row.
+  TensorSpec b = ts({512, 256}, Level::L2, Layout::blocked(1, 64));
+  b.contiguous = false;
+  const TensorSpec row = tile_tensor(b, {1, 256});  // four panels' rows: each register's 16 lanes in one of them
+  CHECK_FALSE(row.contiguous);
+  CHECK(row.aligned);
+  CHECK(register_rows_dense(row, 16));
+  const TensorSpec quarter = tile_tensor(row, {1, 16});  // one register of one panel row
+  CHECK(quarter.contiguous);
+  CHECK_FALSE(quarter.aligned);                        // not at a panel boundary
+  CHECK(tile_tensor(row, {1, 64}).contiguous);         // a whole panel row
+  CHECK_FALSE(tile_tensor(row, {1, 16}, {1, 48}).contiguous);  // steps of 48 cross panel boundaries
+  CHECK(register_rows_dense(quarter, 16));             // one gap-free run of 16: one register
+  TensorSpec inside = row;
+  inside.aligned = false;  // a row that may start inside a panel: its registers may straddle two
+  CHECK_FALSE(register_rows_dense(inside, 16));
+  CHECK_FALSE(tile_tensor(inside, {1, 16}).contiguous);
+  // Panels of 24 floats (96 bytes, neither a whole line nor a part of one): never assumed inside one panel.
+  TensorSpec odd = ts({64, 48}, Level::L2, Layout::blocked(1, 24));
+  odd.contiguous = false;
+  CHECK_FALSE(tile_tensor(odd, {1, 24}).contiguous);
+}
