@@ -135,7 +135,7 @@ bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size) {
   bool along_innermost = true;
   for (std::size_t d = 0; d + 1 < box->size(); ++d) along_innermost &= (*box)[d] == 1;
   if (t.layout.same_placement(Layout::row_major(), t.shape)) return t.contiguous || along_innermost;
-  // Panels of exactly one register along the innermost dimension, starting at a panel boundary (aligned).
+  // Panels of whole registers along the innermost dimension, starting at a panel boundary (aligned).
   return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block % vector_size == 0 &&
          t.aligned && along_innermost && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
 }

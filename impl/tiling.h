@@ -55,7 +55,7 @@ bool register_rows(const TensorSpec& t);
 std::int64_t registers_of(const TensorSpec& t);
 /// True when memory tensor `t` can be moved to or from VRF register panels of `vector_size` by vector loads and
 /// stores (masked for a partial last register): each register's elements one gap-free range, in row-major rows
-/// (any stride between rows) or in aligned panels blk<last>:<vector_size>.
+/// (any stride between rows) or in aligned panels blk<last>:<a multiple of vector_size>.
 bool register_panels_dense(const TensorSpec& t, std::uint32_t vector_size);
 
 }  // namespace kriek
