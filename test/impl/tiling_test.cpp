@@ -93,6 +93,7 @@ TEST_CASE("a tile inside one panel wider than a cache line is contiguous and mov
   CHECK_FALSE(row.contiguous);
   CHECK(row.aligned);
   CHECK(register_rows_dense(row, 16));
+  CHECK(register_panels_dense(tile_tensor(b, {1, 40}, {1, 64}), 16));  // 16, 16 and a masked 8 in one panel
   const TensorSpec quarter = tile_tensor(row, {1, 16});  // one register of one panel row
   CHECK(quarter.contiguous);
   CHECK_FALSE(quarter.aligned);                        // not at a panel boundary
@@ -102,6 +103,7 @@ TEST_CASE("a tile inside one panel wider than a cache line is contiguous and mov
   TensorSpec inside = row;
   inside.aligned = false;  // a row that may start inside a panel: its registers may straddle two
   CHECK_FALSE(register_rows_dense(inside, 16));
+  CHECK_FALSE(register_panels_dense(inside, 16));
   CHECK_FALSE(tile_tensor(inside, {1, 16}).contiguous);
   // Panels of 24 floats (96 bytes, neither a whole line nor a part of one): never assumed inside one panel.
   TensorSpec odd = ts({64, 48}, Level::L2, Layout::blocked(1, 24));
