@@ -271,6 +271,13 @@ bool host_runs(const Target& target) {
   return rank(target.isa) <= rank(host_target().isa);
 }
 
+void require_host_runs(const Target& target, std::string_view instead) {
+  if (!host_runs(target)) {
+    user_error("this machine cannot run ", isa_name(target.isa), " code (the host is ", isa_name(host_target().isa),
+               "); ", instead);
+  }
+}
+
 std::filesystem::path make_temp_dir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/kriek-XXXXXX";

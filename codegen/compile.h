@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -100,6 +101,9 @@ void archive_static_library(const std::vector<std::filesystem::path>& objects, c
 
 /// True when this machine can execute code compiled for `target` (its ISA is no wider than the host's).
 bool host_runs(const Target& target);
+/// UserError unless host_runs(target): "this machine cannot run <isa> code (the host is <isa>); <instead>", where
+/// `instead` says what the command cannot do, or what to do instead.
+void require_host_runs(const Target& target, std::string_view instead);
 
 /// A fresh private directory under $TMPDIR (or /tmp) named kriek-XXXXXX.
 std::filesystem::path make_temp_dir();

@@ -70,10 +70,7 @@ Built jit(const ImplPtr& impl, const Target& target, const std::filesystem::path
 }  // namespace
 
 int run_kernel(const ImplPtr& impl, const Target& target, const KernelRunOptions& options, std::ostream& out) {
-  if (!codegen::host_runs(target)) {
-    user_error("this machine cannot run ", isa_name(target.isa), " code (the host is ", isa_name(host_target().isa),
-               "); kriek emit writes the kernel without running it");
-  }
+  codegen::require_host_runs(target, "kriek emit writes the kernel without running it");
   std::filesystem::path dir;
   bool keep = false;
   if (options.keep) {

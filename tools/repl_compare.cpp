@@ -21,9 +21,7 @@ void run_compare(ReplSession& s, const std::vector<std::string>&, const std::str
     user_error("compare needs a complete Impl; ", open, " hole", open == 1 ? " is" : "s are",
                " open (`complete` fills them)");
   }
-  if (!codegen::host_runs(s.target)) {
-    user_error("this machine cannot run ", isa_name(s.target.isa), " code, so compare cannot time it");
-  }
+  codegen::require_host_runs(s.target, "compare cannot time it");
   const Spec& spec = current.impl()->spec;
   const std::optional<ImplPtr> pick = s.synth().best(spec, s.limits);
   if (!pick) user_error("the DP has no Impl of ", spec_text(spec), " within the memory limits ", s.limits);
@@ -40,7 +38,8 @@ void run_compare(ReplSession& s, const std::vector<std::string>&, const std::str
                  "; a kriek bug)");
     }
   }
-  const bool same = print_impl(impls[0]) == print_impl(*pick);
+  const std::string printed[] = {print_impl(impls[0]), print_impl(*pick)};
+  const bool same = printed[0] == printed[1];
   constexpr int kRounds = 5;
   const std::vector<double> seconds = codegen::time_alternating(kernels, spec, kRounds, 0.2);
   const CostModel model = CostModel::for_target(s.target);
@@ -57,8 +56,8 @@ void run_compare(ReplSession& s, const std::vector<std::string>&, const std::str
   out << "  this Impl takes " << std::fixed << std::setprecision(3) << seconds[0] / seconds[1]
       << "x the time of the DP's pick" << (same ? " (the same Impl: the spread is the timing noise)" : "") << "\n"
       << std::defaultfloat;
-  s.measured[print_impl(impls[0])] = seconds[0];
-  if (!same) s.measured[print_impl(*pick)] = seconds[1];
+  s.measured[printed[0]] = seconds[0];
+  if (!same) s.measured[printed[1]] = seconds[1];
 }
 
 }  // namespace kriek::tools

@@ -17,9 +17,7 @@ void require_tuning(const Args& args, const Target& target, std::string_view com
   if (args.has("--no-table")) user_error(command, " records what it measures beside the DP table; drop --no-table");
   // Measuring picks among estimates (synth/sparse.h) would record a choice the exhaustive search may not offer.
   if (args.has("--sparse")) user_error(command, " times the candidates of an exhaustive search; drop --sparse");
-  if (!codegen::host_runs(target)) {
-    user_error("this machine cannot run ", isa_name(target.isa), " code, so ", command, " cannot time it");
-  }
+  codegen::require_host_runs(target, std::string(command) + " cannot time it");
 }
 
 std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out) {
