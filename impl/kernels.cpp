@@ -182,8 +182,8 @@ Why dot_fma_rules(const Spec& s, const Target& t) {
     return fail("the output ", name(s, 2), " is ", m * n == 1 ? "neither in RF nor in memory" : "not in memory");
   }
   if (dot_fma_registers(m, n) > t.vector_registers) {
-    return fail("needs ", dot_fma_registers(m, n), " vector registers (", m * n, " dots, ", m + n, " runs loaded per step), the "
-                "target has ", t.vector_registers);
+    return fail("needs ", dot_fma_registers(m, n), " vector registers (", m * n, " dots, ", m + n,
+                " runs loaded per step), the target has ", t.vector_registers);
   }
   return std::nullopt;
 }

@@ -30,6 +30,14 @@ bool within_one_block(const TensorSpec& t, const Shape& shape, const Shape& step
   return shape[dim] <= step[dim] && shape[dim] <= block && (step[dim] % block == 0 || block % step[dim] == 0);
 }
 
+/// True when `t` is blocked along its innermost dimension in panels of whole registers of `vector_size` and starts
+/// at a panel boundary (aligned): no register's elements straddle two panels. The rule register_rows_dense and
+/// register_panels_dense share.
+bool whole_register_panels(const TensorSpec& t, std::uint32_t vector_size) {
+  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() &&
+         t.layout.block % vector_size == 0 && t.aligned && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
+}
+
 }  // namespace
 
 bool is_unit_stride_run(const Shape& shape, const Layout& layout) {
@@ -135,9 +143,7 @@ bool register_rows_dense(const TensorSpec& t, std::uint32_t vector_size) {
   bool along_innermost = true;
   for (std::size_t d = 0; d + 1 < box->size(); ++d) along_innermost &= (*box)[d] == 1;
   if (t.layout.same_placement(Layout::row_major(), t.shape)) return t.contiguous || along_innermost;
-  // Panels of whole registers along the innermost dimension, starting at a panel boundary (aligned).
-  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block % vector_size == 0 &&
-         t.aligned && along_innermost && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
+  return along_innermost && whole_register_panels(t, vector_size);
 }
 
 Layout register_panels(std::size_t rank, std::uint32_t vector_size) {
@@ -170,8 +176,7 @@ bool register_panels_dense(const TensorSpec& t, std::uint32_t vector_size) {
   // A row of a row-major tensor is one run at any row stride.
   if (t.layout.kind == Layout::Kind::row_major) return true;
   if (t.contiguous && t.layout.same_placement(Layout::row_major(), t.shape)) return true;
-  return t.layout.kind == Layout::Kind::blocked && t.layout.dim + 1u == t.rank() && t.layout.block % vector_size == 0 &&
-         t.aligned && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
+  return whole_register_panels(t, vector_size);
 }
 
 }  // namespace kriek
