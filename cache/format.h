@@ -40,7 +40,9 @@ inline constexpr char kTableMagic[8] = {'K', 'R', 'I', 'E', 'K', 'T', 'B', 'L'};
 /// 4: a table is a directory of segments; records are varint-coded in zstd-compressed pages.
 /// 5: Conv has strides and padding (the Spec encoding), split has an axis, to_matmul and pad_image exist.
 /// 6: a Bloom filter per segment.
-inline constexpr std::uint32_t kTableFormatVersion = 6;
+/// 7: a strided operand is aligned only when every run of it starts on a line (TensorSpec::aligned), so tiles of
+/// matrices whose rows are not whole lines are unaligned.
+inline constexpr std::uint32_t kTableFormatVersion = 7;
 inline constexpr std::size_t kPrefixBytes = 16;
 /// Index entries per checksummed block: a query verifies one block (2 KiB), not the whole index.
 inline constexpr std::uint32_t kBlockEntries = 256;

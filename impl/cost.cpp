@@ -170,10 +170,18 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       // 17% slower: 160 vs 191 GFLOP/s, matmul 784x512x128 with the rhs packed in L2, Sapphire Rapids). From
       // main memory (L3 and beyond, shared by the cores and far slower) the stream does not hide behind the
       // FMAs: its time adds.
-      const bool far = spec.input(1).level == Level::GL;
-      const Cost stream = stream_cost(m, spec.input(1), spec.input(1).level == Level::L2 ? m.vector_load : 0);
+      // An unaligned rhs row from L2 (a row of a matrix whose rows are not whole lines, read in place) does not
+      // stream: its register loads straddle lines, and the time of the line it reaches into adds. On a Cascade
+      // Lake VM, one core, matmul N^3 with B read in place against packed (6x64 tiles, the same but for B):
+      // N = 257 1.31x, 260 1.47x the time, but 264 (rows 32 bytes off) 1.035x and the aligned 256, 272 1.005x
+      // and 1.037x. Priced so, the DP packs such B: 300x700x500 0.69x the time, 1200x96x1500 on 2 threads 0.52x.
+      const TensorSpec& rhs = spec.input(1);
+      const bool far = rhs.level == Level::GL;
+      const Cost stream = stream_cost(m, rhs, rhs.level == Level::L2 ? m.vector_load : 0);
+      const bool split = rhs.level == Level::L2 && !rhs.aligned;
+      const Cost split_line = split ? m.line_from[static_cast<std::size_t>(Level::L2)] + m.vector_load : 0;
       return std::max({fmas * m.vector_fma, (rows + rhs_loads) * m.vector_load, far ? 0 : stream, m.fma_latency}) +
-             (far ? stream : 0) + a_reads;
+             (far ? stream : 0) + split_line + a_reads;
     }
   }
   KRIEK_ASSERT(false, "unknown kernel");

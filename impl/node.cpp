@@ -194,6 +194,11 @@ Spec reshape_child_spec(const Spec& spec) {
   lhs.shape = {rows, g.c};
   lhs.layout = Layout::row_major();
   lhs.contiguous = img.contiguous && (g.stride[1] == 1 || rows == 1);
+  // Its rows are pixels stride columns apart: each starts on a line when that many pixels' channels are whole
+  // lines (of a strided image, its alignment says so of all its strides).
+  if (img.contiguous && !lhs.contiguous) {
+    lhs.aligned = img.aligned && (g.c * g.stride[1] * static_cast<std::int64_t>(dtype_bytes(img.dtype))) % 64 == 0;
+  }
   TensorSpec& rhs = m.operands[1];
   rhs.shape = {g.c, g.f};
   rhs.layout = f.layout.kind == Layout::Kind::blocked ? Layout::blocked(1, f.layout.block) : Layout::row_major();
@@ -269,10 +274,11 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   body.operands[0] = as_read(pad.buffer, spec);
   std::vector<Spec> children;
   for (const Box& strip : pad_border(spec)) {
-    TensorSpec t = tile_tensor(pad.buffer, strip.shape);
-    // The strip above starts where the buffer does; the others at the padding or past the image.
+    // The strip above starts where the buffer does; the others at the padding or past the image. (A strip of
+    // several runs is aligned only where each starts on a line: tile_tensor with no step says whether.)
+    TensorSpec t = tile_tensor(pad.buffer, strip.shape, pad.buffer.shape);
     const bool at_origin = std::all_of(strip.origin.begin(), strip.origin.end(), [](auto o) { return o == 0; });
-    t.aligned = pad.buffer.aligned && at_origin;
+    t.aligned = t.aligned && at_origin;
     children.push_back(Spec{Zero{}, {t}, spec.serial_only});
   }
   children.push_back(Spec{Move{}, {read, interior}, spec.serial_only});

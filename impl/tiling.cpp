@@ -101,11 +101,19 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
     tile.aligned = aligned;
     return tile;
   }
+  // A contiguous t's strides follow from its shape; a strided t's outside its innermost dimension are its buffer's,
+  // unknown here, but all whole lines when it is aligned (every run starts on a line), so steps along them keep
+  // the alignment. A strided tile of a contiguous t is aligned only when every run of it starts on a line: the
+  // strides it spans are whole lines (a panel of a 257-float-wide matrix is not: row k starts 4k bytes past one).
   auto order = physical_order(t.layout, rank);
   std::int64_t stride = 1;
   for (std::size_t i = rank; i-- > 0;) {
     const std::size_t d = order[i];
-    if (step[d] < t.shape[d] && (step[d] * stride * bytes) % align != 0) aligned = false;
+    const bool innermost = i + 1 == rank;
+    if (innermost || t.contiguous) {
+      if (step[d] < t.shape[d] && (step[d] * stride * bytes) % align != 0) aligned = false;
+      if (!innermost && !tile.contiguous && shape[d] > 1 && (stride * bytes) % align != 0) aligned = false;
+    }
     stride *= t.shape[d];
   }
   tile.aligned = aligned;

@@ -25,7 +25,9 @@ struct TensorSpec {
   Layout layout;
   /// Elements per vector register when level is VRF (e.g. 16 for f32 in AVX-512); 0 elsewhere.
   std::uint32_t vector_size = 0;
-  /// The first element is aligned to the level's line (or vector) size.
+  /// The first element is aligned to the level's line (or vector) size; of a strided operand, the first element of
+  /// every run (its strides outside the innermost dimension are whole lines: not so a tile of a matrix of rows of
+  /// 257 floats, whose row k starts 4k bytes past a line).
   bool aligned = true;
   /// The elements occupy one gap-free range of the buffer (a tile of a wider buffer usually does not).
   bool contiguous = true;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "builders.h"
+#include "impl/cost.h"
 #include "impl/tiling.h"
 
 using namespace kriek;
@@ -109,4 +110,27 @@ TEST_CASE("a tile inside one panel wider than a cache line is contiguous and mov
   TensorSpec odd = ts({64, 48}, Level::L2, Layout::blocked(1, 24));
   odd.contiguous = false;
   CHECK_FALSE(tile_tensor(odd, {1, 24}).contiguous);
+}
+
+TEST_CASE("a strided tile is aligned only when every run of it starts on a line", "[tiling]") {
+  // A 257x64 panel of a 257-float-wide matrix: its first row starts on a line, row k 4k bytes past one.
+  const TensorSpec panel = tile_tensor(ts({257, 257}), {257, 64});
+  CHECK_FALSE(panel.contiguous);
+  CHECK_FALSE(panel.aligned);
+  CHECK_FALSE(tile_tensor(panel, {1, 64}).aligned);  // its rows: the panel's own width (256 bytes) would say aligned
+  CHECK(lines_touched(panel) == 257 * 5);
+  // Rows of whole lines (272 floats): every row of the panel, and of its tiles, starts on a line.
+  const TensorSpec whole = tile_tensor(ts({256, 272}), {256, 64});
+  CHECK(whole.aligned);
+  CHECK(tile_tensor(whole, {1, 64}).aligned);
+  CHECK(tile_tensor(tile_tensor(whole, {16, 64}), {1, 64}).aligned);
+  CHECK_FALSE(tile_tensor(whole, {256, 8}).aligned);  // along the row the stride is one element
+  CHECK(lines_touched(whole) == 256 * 4);
+  // Whole rows of the 257-wide matrix are one run (contiguous): only the first element counts.
+  const TensorSpec rows = tile_tensor(ts({257, 257}), {16, 257});
+  CHECK(rows.contiguous);
+  CHECK(rows.aligned);
+  // In registers every element is aligned.
+  CHECK(tile_tensor(ts({6, 5}, Level::VRF, Layout::row_major(), 16), {6, 1}).aligned);
+  CHECK_FALSE(tile_tensor(ts({6, 5}), {6, 1}).aligned);
 }

@@ -211,6 +211,10 @@ TEST_CASE("pad_image zeroes a buffer's border, moves the image in and convolves 
   REQUIRE(columns.size() == 2);
   CHECK(columns[1].origin == Shape{0, 0, 8, 0});
   CHECK(columns[1].shape == Shape{1, 7, 2, 3});
+  // The left strip starts where the buffer does, but its rows (120 bytes apart) do not all start on a line.
+  const Spec cols = parse_spec("conv[pad=0x2] 1x7x6x3 3x3x3x4 f32", avx512());
+  CHECK(text(applied(PadImage{Level::GL, Layout::row_major()}, cols)->children[0]->spec) ==
+        "zero (-> 1x7x2x3 f32 GL row unaligned strided)");
   CHECK(action_text(PadImage{Level::L2, Layout::row_major()}) == "pad_image L2 row");
   // Padding, stride 2, taps one at a time, then the matmul view of each output row.
   std::mt19937_64 rng(test_seed(10));
