@@ -51,10 +51,11 @@ done
 # step 4.
 case $suite in
   matmul)
-    # Square sizes, odd shapes (issue 13; three with a rhs narrower than a register), a matrix-vector and two
-    # skinny products, batched (B x M x K x N: BERT attention heads, 4 x 64^3).
+    # Square sizes, odd shapes (issue 13; three with a rhs narrower than a register; two mid-size ones whose rows
+    # are not whole lines), a matrix-vector and two skinny products, batched (B x M x K x N: BERT attention heads,
+    # 4 x 64^3).
     sizes_full=64,128,256,257,512,1000,1024,2048,82x99x63,99x36x67,17x160x3,96x256x5,1024x64x2,2048x2048x1,4096x64x64
-    sizes_full+=,64x4096x64
+    sizes_full+=,64x4096x64,300x700x500,1200x96x1500
     sizes_full+=,4x64x64x64,12x128x64x128,16x40x64x40
     sizes_quick=64,256,1024,82x99x63,2048x2048x1,4096x64x64,4x64x64x64,12x128x64x128
     name=kernels
