@@ -174,7 +174,7 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       // stream: its register loads straddle lines, and the time of the line it reaches into adds. On a Cascade
       // Lake VM, one core, matmul N^3 with B read in place against packed (6x64 tiles, the same but for B):
       // N = 257 1.31x, 260 1.47x the time, but 264 (rows 32 bytes off) 1.035x and the aligned 256, 272 1.005x
-      // and 1.037x. Priced so, the DP packs such B: 300x700x500 0.69x the time, 1200x96x1500 on 2 threads 0.52x.
+      // and 1.037x. Priced so, the DP packs such B: 300x700x500 0.59-0.75x the time, 1200x96x1500 0.57x.
       const TensorSpec& rhs = spec.input(1);
       const bool far = rhs.level == Level::GL;
       const Cost stream = stream_cost(m, rhs, rhs.level == Level::L2 ? m.vector_load : 0);

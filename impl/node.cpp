@@ -197,7 +197,7 @@ Spec reshape_child_spec(const Spec& spec) {
   // Its rows are pixels stride columns apart: each starts on a line when that many pixels' channels are whole
   // lines (of a strided image, its alignment says so of all its strides).
   if (img.contiguous && !lhs.contiguous) {
-    lhs.aligned = img.aligned && (g.c * g.stride[1] * static_cast<std::int64_t>(dtype_bytes(img.dtype))) % 64 == 0;
+    lhs.aligned = img.aligned && whole_lines(g.c * g.stride[1], img.dtype);
   }
   TensorSpec& rhs = m.operands[1];
   rhs.shape = {g.c, g.f};
@@ -263,7 +263,7 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   if (unstriding) {
     read.shape = padded;
     read.contiguous = false;
-    read.aligned = img.aligned && (img.shape.back() * static_cast<std::int64_t>(dtype_bytes(img.dtype))) % 64 == 0;
+    read.aligned = img.aligned && whole_lines(img.shape.back(), img.dtype);
   }
   // The interior starts at the padding, which is no tile multiple: not aligned (unstriding: the whole buffer).
   TensorSpec interior = tile_tensor(pad.buffer, read.shape);

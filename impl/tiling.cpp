@@ -40,6 +40,10 @@ bool whole_register_panels(const TensorSpec& t, std::uint32_t vector_size) {
 
 }  // namespace
 
+bool whole_lines(std::int64_t elements, Dtype dtype) {
+  return (elements * static_cast<std::int64_t>(dtype_bytes(dtype))) % 64 == 0;
+}
+
 bool is_unit_stride_run(const Shape& shape, const Layout& layout) {
   if (layout.kind == Layout::Kind::blocked) return false;
   const std::size_t inner = layout.innermost_dim(shape.size());

@@ -8,6 +8,10 @@
 
 namespace kriek {
 
+/// True when `elements` elements of `dtype` are whole 64-byte lines: a stride of that many keeps every run that
+/// starts on a line on one (TensorSpec::aligned of a strided operand).
+bool whole_lines(std::int64_t elements, Dtype dtype);
+
 /// The TensorSpec of a tile of shape `shape` taken from `t` at tile-multiple origins.
 TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape);
 /// The same for a tile whose origins are multiples of `step` (a loop's tile, which a boundary tile's or a
