@@ -74,12 +74,19 @@ TEST_CASE("readers running during a compaction see every Spec", "[cache][tsan]")
 TEST_CASE("two processes saving at once both succeed, each with a segment of its own", "[cache]") {
   test::TempDir dir;
   const auto path = dir / "t.table";
-  test::write_table(path, synthetic_contents(50, 0, 100));
+  // The children are forked before the first table is written: a write may leave threads behind (the
+  // allocator's, the compressor's), and a fork of a threaded process can inherit a lock one of them held (a
+  // child once spun for 18 minutes in tbbmalloc). They wait on a pipe until the table exists.
+  int go[2];
+  REQUIRE(::pipe(go) == 0);
   std::vector<pid_t> children;
   for (std::uint64_t w = 0; w < 2; ++w) {
     const pid_t child = ::fork();
     REQUIRE(child >= 0);
     if (child == 0) {
+      ::close(go[1]);
+      char byte = 0;
+      if (::read(go[0], &byte, 1) != 0) ::_exit(3);  // end of file: the parent wrote the table
       try {
         // Overlapping Specs (equal frontiers: same seed and numbers) and Specs of its own.
         test::write_table(path, synthetic_contents(51, 100, 20000));
@@ -91,6 +98,9 @@ TEST_CASE("two processes saving at once both succeed, each with a segment of its
     }
     children.push_back(child);
   }
+  ::close(go[0]);
+  test::write_table(path, synthetic_contents(50, 0, 100));
+  ::close(go[1]);
   for (pid_t child : children) {
     int status = 0;
     ::waitpid(child, &status, 0);
