@@ -5,16 +5,16 @@
 // reported.
 //
 //   build/bench/bench_ops [--suites reductions,elementwise,epilogues] [--rounds N] [--table DIR]
-//                         [--profile FILE] [--csv FILE]
+//                         [--csv FILE]
 //
 // Bandwidth: a kernel's bytes are its operands' (inputs read, output written, a broadcast input counted at its own
 // size), over the median time per call. Between back-to-back calls the operands stay in the smallest level that
 // holds all of them (L1, L2, L3, else DRAM). The reference is the time the level's streams take for those bytes:
 // the output's bytes and as many input bytes at the level's copy bandwidth (std::memcpy between two buffers of
-// half the kernel's footprint each, timed here in the same rounds: a store to a cached line reads it for
-// ownership and writes it back, so a copy within L2 moves about half the bytes per second that reads alone do),
-// the other input bytes at its streaming read bandwidth (`kriek calibrate`'s probes: --profile FILE, or a
-// calibration run here). "of BW" is the reference time over the kernel's; a reduction's output is small, so its
+// half the kernel's footprint each: a store to a cached line reads it for ownership and writes it back, so a copy
+// within L2 moves about half the bytes per second that reads alone do), the other input bytes at its read
+// bandwidth (a buffer of the footprint read by the widest loads, as kriek calibrate's probe), both timed between
+// the kernel's rounds. "of BW" is the reference time over the kernel's; a reduction's output is small, so its
 // reference is the read bandwidth.
 // Epilogues: the time of compose[matmul, add, relu] (bias row and activation) over the time of the matmul alone, and
 // of compose[conv, add, relu] (bias per output channel) over the conv alone; Figure 2's pipeline
@@ -28,7 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -43,7 +43,7 @@
 #include "codegen/emit_llvm.h"
 #include "codegen/measure.h"
 #include "spec/error.h"
-#include "spec/profile.h"
+#include "spec/target.h"
 #include "spec/text.h"
 #include "synth/synthesizer.h"
 
@@ -90,29 +90,84 @@ double operand_bytes(const Spec& spec) {
   return bytes;
 }
 
-/// The median time of std::memcpy of `bytes` bytes between two buffers (the buffers in the smallest level that
-/// holds both after the first call), over `rounds` rounds of about 0.15 s each.
-double copy_seconds(std::size_t bytes, int rounds) {
-  std::vector<char> from(bytes, 1), to(bytes, 0);
-  std::vector<double> seconds;
-  for (int r = 0; r < rounds; ++r) {
-    std::int64_t calls = 0;
-    const auto start = std::chrono::steady_clock::now();
-    double elapsed = 0;
-    while (elapsed < 0.15) {
-      for (int i = 0; i < 64; ++i) {
-        std::memcpy(to.data(), from.data(), bytes);
-        asm volatile("" : : "r"(to.data()) : "memory");  // the copy is used
-      }
-      calls += 64;
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-    seconds.push_back(elapsed / static_cast<double>(calls));
+/// Seconds per call of `call`, over calls repeated for about 0.15 s.
+template <typename F>
+double seconds_per_call(F&& call) {
+  std::int64_t calls = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double elapsed = 0;
+  while (elapsed < 0.15) {
+    for (int i = 0; i < 64; ++i) call();
+    calls += 64;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  return median(seconds);
+  return elapsed / static_cast<double>(calls);
 }
 
-/// The smallest level holding `bytes`, as the profile's key suffix.
+/// Streams that stand for a level's bandwidth, timed in the same rounds as the kernel they are compared with (this
+/// VM's cores run the same loop at two speeds, 61 or 92 ns for 16 KiB from L1, for seconds at a time: a probe
+/// measured at another moment, as the profile's, is no reference): std::memcpy of `bytes` bytes between two
+/// buffers, and a read of `bytes` bytes, 8 of the widest loads per step (kriek calibrate's read probe).
+class Streams {
+ public:
+  Streams(std::size_t bytes, Isa isa) : bytes_(bytes), isa_(isa), from_(bytes, 1), to_(bytes, 0) {
+    read_buffer_ = static_cast<char*>(std::aligned_alloc(64, (bytes + 511) / 512 * 512));
+    std::memset(read_buffer_, 1, (bytes + 511) / 512 * 512);
+  }
+  ~Streams() { std::free(read_buffer_); }
+  Streams(const Streams&) = delete;
+  Streams& operator=(const Streams&) = delete;
+
+  double copy() {
+    return seconds_per_call([&] {
+      std::memcpy(to_.data(), from_.data(), bytes_);
+      asm volatile("" : : "r"(to_.data()) : "memory");  // the copy is used
+    });
+  }
+  double read() {
+    return seconds_per_call([&] { read_lines(read_buffer_, (bytes_ + 511) / 512, isa_); });
+  }
+
+ private:
+  /// Loads `steps` x 512 bytes from `p` into registers (never used: the loads are all the probe does).
+  __attribute__((target("avx512f"))) static void read512(const char* p, std::size_t steps) {
+    for (std::size_t s = 0; s < steps; ++s, p += 512) {
+      asm volatile(
+          "vmovaps 0(%0), %%zmm0\n\tvmovaps 64(%0), %%zmm1\n\tvmovaps 128(%0), %%zmm2\n\t"
+          "vmovaps 192(%0), %%zmm3\n\tvmovaps 256(%0), %%zmm4\n\tvmovaps 320(%0), %%zmm5\n\t"
+          "vmovaps 384(%0), %%zmm6\n\tvmovaps 448(%0), %%zmm7" ::"r"(p)
+          : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7");
+    }
+  }
+  __attribute__((target("avx2"))) static void read256(const char* p, std::size_t steps) {
+    for (std::size_t s = 0; s < 2 * steps; ++s, p += 256) {
+      asm volatile(
+          "vmovaps 0(%0), %%ymm0\n\tvmovaps 32(%0), %%ymm1\n\tvmovaps 64(%0), %%ymm2\n\t"
+          "vmovaps 96(%0), %%ymm3\n\tvmovaps 128(%0), %%ymm4\n\tvmovaps 160(%0), %%ymm5\n\t"
+          "vmovaps 192(%0), %%ymm6\n\tvmovaps 224(%0), %%ymm7" ::"r"(p)
+          : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7");
+    }
+  }
+  static void read_lines(const char* p, std::size_t steps, Isa isa) {
+    switch (isa) {
+      case Isa::avx512: read512(p, steps); return;
+      case Isa::avx2: read256(p, steps); return;
+      case Isa::scalar: {
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < steps * 512; i += 8) sum += *reinterpret_cast<const std::uint64_t*>(p + i);
+        asm volatile("" : : "r"(sum));
+        return;
+      }
+    }
+  }
+
+  std::size_t bytes_;
+  Isa isa_;
+  std::vector<char> from_, to_;
+  char* read_buffer_ = nullptr;
+};
+
+/// The smallest level holding `bytes`.
 std::string resident_level(double bytes, const Target& target) {
   if (bytes <= static_cast<double>(target.level(Level::L1).capacity)) return "L1";
   if (bytes <= static_cast<double>(target.level(Level::L2).capacity)) return "L2";
@@ -122,24 +177,15 @@ std::string resident_level(double bytes, const Target& target) {
   return "DRAM";
 }
 
-/// The calibration's profile: read from `path`, or measured now by `kriek calibrate`.
-TargetProfile bandwidth_profile(const std::string& path) {
-  if (!path.empty()) return read_profile(path);
-  const std::filesystem::path out = std::filesystem::temp_directory_path() / "bench_ops_profile.txt";
-  std::cout << "calibrating (kriek calibrate, under a minute; --profile FILE reuses one)\n";
-  const std::string command = std::string(KRIEK_BINARY) + " calibrate -o '" + out.string() + "' > /dev/null";
-  if (std::system(command.c_str()) != 0) user_error("kriek calibrate failed (", command, ")");
-  TargetProfile p = read_profile(out);
-  std::filesystem::remove(out);
-  return p;
-}
-
 class Runner {
  public:
   Runner(Synthesizer& synth, int rounds) : synth_(synth), rounds_(rounds) {}
 
-  /// Compiles and verifies each Spec's pick, then times them in alternation for `rounds` rounds.
-  std::vector<Measured> measure(const std::vector<Spec>& specs) {
+  /// Compiles and verifies each Spec's pick, then times them in alternation for `rounds` rounds, each round
+  /// also running `probes` (seconds per call each) after the kernels; their medians go to `probe_seconds`.
+  std::vector<Measured> measure(const std::vector<Spec>& specs,
+                                const std::vector<std::function<double()>>& probes = {},
+                                std::vector<double>* probe_seconds = nullptr) {
     const Target& target = synth_.target();
     std::vector<JitKernel> kernels;
     for (const Spec& spec : specs) {
@@ -149,11 +195,16 @@ class Runner {
       kernels.back().kernel.set_threads(1);
       if (!verify(kernels.back().kernel, spec, 1).ok()) user_error("WRONG result: ", spec_text(spec));
     }
-    std::vector<std::vector<double>> seconds(specs.size());
+    std::vector<std::vector<double>> seconds(specs.size()), probed(probes.size());
     for (int r = 0; r < rounds_; ++r) {
       for (std::size_t i = 0; i < specs.size(); ++i) {
         seconds[i].push_back(time_kernel(kernels[i].kernel, specs[i], 0.15).median_seconds);
       }
+      for (std::size_t i = 0; i < probes.size(); ++i) probed[i].push_back(probes[i]());
+    }
+    if (probe_seconds) {
+      probe_seconds->clear();
+      for (const std::vector<double>& p : probed) probe_seconds->push_back(median(p));
     }
     std::vector<Measured> out;
     for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -170,7 +221,7 @@ class Runner {
 };
 
 int run(int argc, char** argv) {
-  std::string suites = "reductions,elementwise,epilogues", table_path, profile_path, csv_path;
+  std::string suites = "reductions,elementwise,epilogues", table_path, csv_path;
   int rounds = 5;
   for (int i = 1; i < argc; i += 2) {
     const std::string flag = argv[i];
@@ -178,7 +229,6 @@ int run(int argc, char** argv) {
     const std::string value = argv[i + 1];
     if (flag == "--suites") suites = value;
     else if (flag == "--table") table_path = value;
-    else if (flag == "--profile") profile_path = value;
     else if (flag == "--csv") csv_path = value;
     else if (flag == "--rounds") rounds = std::max(1, std::atoi(value.c_str()));
     else user_error("unknown flag ", flag);
@@ -198,11 +248,6 @@ int run(int argc, char** argv) {
   // Spec texts hold commas (compose[add, relu]): quoted.
   csv << "suite,spec,level,gflops,gbytes_per_s,read_gbytes_per_s,copy_gbytes_per_s,of_bandwidth,fused_over_plain\n";
 
-  // Only the streaming suites compare against the levels' bandwidth.
-  std::optional<TargetProfile> profile;
-  if (std::any_of(chosen.begin(), chosen.end(), [](const std::string& s) { return s != "epilogues"; })) {
-    profile = bandwidth_profile(profile_path);
-  }
   std::cout << "load " << bench::load_average() << "\n";
   for (const std::string& suite : chosen) {
     if (suite == "epilogues") {
@@ -241,24 +286,27 @@ int run(int argc, char** argv) {
       continue;
     }
     const std::vector<std::string>& texts = suite == "reductions" ? kReductions : kElementwise;
-    const double ghz = profile->value("clock-ghz");
     std::printf("\n%s, 1 thread: the kernel's time against the time its operand bytes take at the level that holds\n"
-                "them between calls: the output and as many input bytes at the copy bandwidth (memcpy, timed here),\n"
-                "the other inputs at the streaming read bandwidth (kriek calibrate, %.2f GHz); GB/s: each operand's\n"
-                "bytes once\n",
-                suite.c_str(), ghz);
+                "them between calls: the output and as many input bytes at the copy bandwidth (memcpy), the other\n"
+                "inputs at the read bandwidth (the widest loads), both timed between the kernel's rounds; GB/s: each\n"
+                "operand's bytes once\n",
+                suite.c_str());
     std::printf("%-40s %5s %9s %9s %9s %9s %8s\n", "spec", "level", "GFLOP/s", "GB/s", "read GB/s", "copy GB/s",
                 "of BW");
     std::vector<double> shares;
     for (const std::string& text : texts) {
       const Spec spec = parse_spec(text, target);
-      const Measured m = runner.measure({spec}).front();
       const double bytes = operand_bytes(spec);
       const auto written = static_cast<double>(spec.output().bytes());
       const std::string level = resident_level(bytes, target);
-      const double read_gbs = profile->value("read-bandwidth." + level) * ghz;
-      // Copied bytes per second (read and written) between two buffers of the kernel's whole footprint.
-      const double copy_gbs = bytes / copy_seconds(static_cast<std::size_t>(bytes / 2), rounds) * 1e-9;
+      // Copied bytes per second (read and written) between two buffers of the kernel's whole footprint, and read
+      // bytes per second from one of that footprint, both timed between the kernel's rounds.
+      Streams copy(static_cast<std::size_t>(bytes / 2), target.isa), read(static_cast<std::size_t>(bytes), target.isa);
+      std::vector<double> probe;
+      const Measured m =
+          runner.measure({spec}, {[&] { return copy.copy(); }, [&] { return read.read(); }}, &probe).front();
+      const double copy_gbs = bytes / probe[0] * 1e-9;
+      const double read_gbs = std::ceil(bytes / 512) * 512 / probe[1] * 1e-9;
       const double reference = (2 * written / copy_gbs + std::max(0.0, bytes - 2 * written) / read_gbs) * 1e-9;
       const double gbs = bytes / m.seconds * 1e-9;
       const double share = reference / m.seconds;
