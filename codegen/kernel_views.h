@@ -1,6 +1,7 @@
 // The views a kernel body touches, shared by the C and LLVM kernels (c_kernels.cpp and c_sums.cpp, llvm_kernels.cpp
 // and llvm_sums.cpp) so that both read the same elements and registers: matrix elements and rows of rank-2 operands
-// (or rank 3 with a batch of 1), the register-by-register pairing of vec_sum_rows, and the rows vec_sum_runs reduces.
+// (or rank 3 with a batch of 1), the register-by-register pairing of vec_sum_rows, the rows vec_sum_runs reduces,
+// and the order of the lane transpose trees.
 #pragma once
 
 #include <cstddef>
@@ -51,5 +52,13 @@ std::optional<std::vector<std::int64_t>> rows_apart(const std::vector<CView>& ro
 bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t width);
 /// The fewest whole registers per row for which sum_runs_peel starts rows at their cache lines.
 inline constexpr std::int64_t kPeelMinRegisters = 14;
+
+/// `i`'s lowest `bits` bits in reverse order: the lane transpose trees of both backends place register r at
+/// bit_reverse(r) so that lane r ends as its sum.
+constexpr std::size_t bit_reverse(std::size_t i, unsigned bits) {
+  std::size_t r = 0;
+  for (unsigned b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
+  return r;
+}
 
 }  // namespace kriek::codegen

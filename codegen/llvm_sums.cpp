@@ -9,16 +9,6 @@
 #include "codegen/llvm_kernels_impl.h"
 
 namespace kriek::codegen {
-namespace {
-
-/// `i`'s lowest `bits` bits in reverse order.
-std::size_t bit_reverse(std::size_t i, unsigned bits) {
-  std::size_t r = 0;
-  for (unsigned b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
-  return r;
-}
-
-}  // namespace
 
 /// outs[s] += the sum over k elements of dense runs: for dot_fma the dot of row s / n of `rows` and column s % n
 /// of `cols`, for vec_sum_run (`cols` empty) its one row alone; each sum in dot_fma_chains accumulators stepping
