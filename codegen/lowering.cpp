@@ -77,10 +77,13 @@ class Walk {
       case Storage::memory: {
         const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
         const std::int64_t offset = (ws_top_ + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
-        ws_top_ = offset + elements * bytes;
+        const Shape carved = carved_shape(t);
+        ws_top_ = offset + t.layout.buffer_elements(carved) * bytes;
         ws_peak_ = std::max(ws_peak_, ws_top_);
         root_ws_used_ |= ws_ == kRootWorkspace;
-        return whole(storage, e_.memory_buffer(ws_, offset / bytes), t.shape, t.layout);
+        CView v = whole(storage, e_.memory_buffer(ws_, offset / bytes), carved, t.layout);
+        v.shape = t.shape;
+        return v;
       }
       case Storage::scalar_registers: return whole(storage, e_.scalar_registers(elements), t.shape, t.layout);
       case Storage::vector_registers: {
@@ -322,6 +325,25 @@ void check_generable(const ImplPtr& impl) {
   for (const TensorSpec& t : impl->spec.operands) {
     if (t.dtype != Dtype::f32) user_error("code generation handles f32 operands, not ", dtype_name(t.dtype));
   }
+}
+
+Shape carved_shape(const TensorSpec& t) {
+  constexpr std::int64_t kAliasBytes = 4096;
+  const Layout& l = t.layout;
+  const auto bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
+  if (l.kind != Layout::Kind::blocked || t.rank() < 2 || t.shape[l.dim] <= static_cast<std::int64_t>(l.block) ||
+      l.block * bytes % kBufferAlign != 0) {
+    return t.shape;
+  }
+  const auto panel_bytes = [&](const Shape& s) {
+    return l.buffer_elements(s) / ((s[l.dim] + l.block - 1) / l.block) * bytes;
+  };
+  if (panel_bytes(t.shape) % kAliasBytes != 0) return t.shape;
+  std::size_t pad = t.rank() - 1;
+  if (pad == l.dim) --pad;
+  Shape padded = t.shape;
+  ++padded[pad];
+  return panel_bytes(padded) % kAliasBytes != 0 ? padded : t.shape;
 }
 
 }  // namespace kriek::codegen
