@@ -331,8 +331,8 @@ Shape carved_shape(const TensorSpec& t) {
   constexpr std::int64_t kAliasBytes = 4096;
   const Layout& l = t.layout;
   const auto bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
-  if (l.kind != Layout::Kind::blocked || t.rank() < 2 || t.shape[l.dim] <= static_cast<std::int64_t>(l.block) ||
-      l.block * bytes % kBufferAlign != 0) {
+  if (l.kind != Layout::Kind::blocked || t.level == Level::L1 || t.rank() < 2 ||
+      t.shape[l.dim] <= static_cast<std::int64_t>(l.block) || l.block * bytes % kBufferAlign != 0) {
     return t.shape;
   }
   const auto panel_bytes = [&](const Shape& s) {

@@ -20,14 +20,15 @@ namespace kriek::codegen {
 /// Alignment in bytes of every buffer carved from a workspace (a cache line; vector loads never split one).
 inline constexpr std::int64_t kBufferAlign = 64;
 
-/// The shape of the buffer a blocked tensor `t` in memory is carved from: its own, unless its panels are a multiple
-/// of 4 KiB apart, which puts the same line of every panel into one L1 set (and one 4K-alias class): a register
-/// tile n vectors wide then loads the n lines of each k-step from one set. There the innermost dimension other
-/// than the blocked one gets one more element, which moves each panel on by whole lines (that padding is never
-/// read or written). Only panels of whole lines, so that every panel still starts on one. Emitted C of the same
-/// Impls (the DP's picks, B packed in 16-column panels of K-blocks of 512 rows, 6x64 tiles) with and without,
-/// compiled into one process, 15 alternating rounds on a Cascade Lake VM: matmul 512^3 0.92-0.93x the time,
-/// 1024^3 0.97x, on 2 threads 0.97-0.98x; 2048^3 1.00x; 500^3 (panels 32,000 bytes apart) not carved.
+/// The shape of the buffer a blocked tensor `t` beyond L1 is carved from: its own, unless its panels are a
+/// multiple of 4 KiB apart, which puts the same line of every panel into one L1 set: a register tile n vectors wide
+/// then streams the n lines of each k-step into one set. There the innermost dimension other than the blocked one
+/// gets one more element, which moves each panel on by whole lines (that padding is never read or written). Only
+/// panels of whole lines, so that every panel still starts on one. Emitted C of the same Impls with and without,
+/// compiled into one process, 15 alternating rounds on a Cascade Lake VM: matmul 512^3 (B in 16-column panels of
+/// 512 rows in L2, 6x64 tiles) 0.92-0.93x the time, 1024^3 0.97x, on 2 threads 0.97-0.98x, 2048^3 1.00x; conv
+/// 1x28x28x128 3x3x128x128 (filters in L2, 36 KiB panels) 0.92x. Not for buffers in L1, which are read where they
+/// are: conv 1x7x7x512 3x3x512x512's 64x64 filter blocks in L1 (4 KiB panels) took 1.11x the time carved.
 Shape carved_shape(const TensorSpec& t);
 
 /// The workspace the entry point obtains for the calling thread (a per-thread workspace has a fresh name).

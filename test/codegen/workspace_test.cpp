@@ -45,13 +45,18 @@ TEST_CASE("blocked panels a multiple of 4 KiB apart are carved a line further ap
   CHECK(carved_shape(blocked({64, 256}, 0, 16)) == Shape{64, 257});
 }
 
-TEST_CASE("one panel, panels of part of a line and other layouts are carved as they are", "[codegen]") {
+TEST_CASE("one panel, panels of part of a line, other layouts and L1 buffers are carved as they are", "[codegen]") {
   CHECK(carved_shape(blocked({256, 16}, 1, 16)) == Shape{256, 16});  // one panel
   CHECK(carved_shape(blocked({512, 32}, 1, 8)) == Shape{512, 32});   // 32-byte panels
   TensorSpec row = blocked({256, 64}, 1, 16);
   row.layout = Layout::row_major();
   CHECK(carved_shape(row) == Shape{256, 64});
   CHECK(carved_shape(blocked({4096}, 0, 16)) == Shape{4096});  // rank 1: its panels are consecutive
+  TensorSpec in_l1 = blocked({64, 64}, 1, 16);  // 4 KiB panels in L1: read where they are, not streamed
+  in_l1.level = Level::L1;
+  CHECK(carved_shape(in_l1) == Shape{64, 64});
+  in_l1.level = Level::GL;
+  CHECK(carved_shape(in_l1) == Shape{65, 64});
 }
 
 TEST_CASE("kernels over carved panels compute the reference in both backends", "[codegen]") {
