@@ -68,6 +68,54 @@ std::string lane_sums16(CWriter& w, const std::vector<std::string>& regs) {
   return level[0];
 }
 
+/// vec_sum_runs' rows summed width / chains at a time (sum_runs_chains), `chains` accumulators each (the first the
+/// row's own, acc[r]) stepping through the row's whole registers in a C loop, the registers left over one per
+/// chain, the partial last register (masked) on the first, then each row's chains added pairwise into acc[r].
+void rows_in_passes(CWriter& w, const VectorIsa& isa, const std::vector<std::string>& ptr,
+                    const std::vector<std::string>& acc, std::int64_t k, std::int64_t chains) {
+  const std::int64_t width = isa.width, registers = k / width, looped = registers / chains * chains;
+  const auto group = static_cast<std::size_t>(width / chains);
+  for (std::size_t first = 0; first < ptr.size(); first += group) {
+    const std::size_t last = std::min(ptr.size(), first + group);
+    w.open("");
+    // chain[r - first][c]: chain c of row r (chain 0 is acc[r]).
+    std::vector<std::vector<std::string>> chain(last - first);
+    for (std::size_t r = first; r < last; ++r) {
+      chain[r - first].push_back(acc[r]);
+      for (std::int64_t c = 1; c < chains; ++c) {
+        chain[r - first].push_back(w.fresh("acc"));
+        w.line(isa.type + " " + chain[r - first].back() + " = " + isa.zero + "();");
+      }
+    }
+    const auto add = [&](std::size_t r, std::int64_t c, const std::string& value) {
+      const std::string& x = chain[r - first][static_cast<std::size_t>(c)];
+      w.line(x + " = " + isa.add + "(" + x + ", " + value + ");");
+    };
+    const std::string j = w.fresh("j");
+    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(looped * width) + "; " + j + " += " +
+           std::to_string(chains * width) + ")");
+    for (std::size_t r = first; r < last; ++r) {
+      for (std::int64_t c = 0; c < chains; ++c) {
+        add(r, c, isa.load + "(" + ptr[r] + " + " + j + " + " + std::to_string(c * width) + ")");
+      }
+    }
+    w.close();
+    for (std::size_t r = first; r < last; ++r) {
+      for (std::int64_t i = looped; i < registers; ++i) {
+        add(r, i - looped, isa.load + "(" + ptr[r] + " + " + std::to_string(i * width) + ")");
+      }
+      if (k % width != 0) add(r, 0, masked_load(isa, ptr[r] + " + " + std::to_string(registers * width), k % width));
+      std::vector<std::string>& sum = chain[r - first];
+      for (std::size_t step = 1; step < sum.size(); step *= 2) {
+        for (std::size_t i = 0; i + step < sum.size(); i += 2 * step) {
+          w.line(sum[i] + " = " + isa.add + "(" + sum[i] + ", " + sum[i + step] + ");");
+        }
+      }
+    }
+    w.close();
+  }
+}
+
 }  // namespace
 
 /// outs[s] += the sum over k elements of dense runs: for dot_fma the dot of row s / n of `rows` and column s % n of
@@ -230,8 +278,9 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
 /// accumulator per row stepping through the rows' whole registers in a C loop, then their partial last ones
 /// (masked), then transpose_sum8 (AVX2) or lane_sums16. Where sum_runs_peel says so, each row starts at its
 /// first cache line instead: the lanes before it masked, m whole registers that every row has, then the rest (0 to
-/// 30 lanes) in two masked loads, masks made from counts ((1 << n) - 1, n <= 16).
-void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out) {
+/// 30 lanes) in two masked loads, masks made from counts ((1 << n) - 1, n <= 16). Rows read from L2 (`from_l2`)
+/// go a few at a time with several chains each where sum_runs_chains says so (rows_in_passes).
+void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out, bool from_l2) {
   const std::vector<CView> rows = innermost_rows(in);
   KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) <= isa.width && (isa.width == 8 || isa.width == 16),
                "vec_sum_runs: ", rows.size(), " rows for registers of ", isa.width, " lanes");
@@ -246,39 +295,44 @@ void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& ou
     w.line("const float *" + ptr.back() + " = " + run_address(row, KernelKind::vec_sum_runs) + ";");
     w.line(isa.type + " " + acc.back() + " = " + isa.zero + "();");
   }
-  const auto first_lanes = [](const std::string& n) { return "(__mmask16)((1u << (" + n + ")) - 1u)"; };
-  // Whole registers in the loop: from each row's start, or (peeled) from its first cache line on.
-  const std::int64_t whole = peel ? (k - (isa.width - 1)) / isa.width * isa.width : k - k % isa.width;
-  if (peel) {
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      const std::string head = w.fresh("head");
-      rest.push_back(w.fresh("rest"));
-      w.line("const int64_t " + head + " = (int64_t)((-(uintptr_t)" + ptr[r] + " & 63u) >> 2);");
-      w.line(acc[r] + " = _mm512_maskz_loadu_ps(" + first_lanes(head) + ", " + ptr[r] + ");");
-      w.line(ptr[r] + " += " + head + ";");
-      w.line("const int64_t " + rest.back() + " = " + std::to_string(k - whole) + " - " + head + ";");
+  const std::int64_t chains = peel ? 1 : sum_runs_chains(k, isa.width, from_l2);
+  if (chains > 1) {
+    rows_in_passes(w, isa, ptr, acc, k, chains);
+  } else {
+    const auto first_lanes = [](const std::string& n) { return "(__mmask16)((1u << (" + n + ")) - 1u)"; };
+    // Whole registers in the loop: from each row's start, or (peeled) from its first cache line on.
+    const std::int64_t whole = peel ? (k - (isa.width - 1)) / isa.width * isa.width : k - k % isa.width;
+    if (peel) {
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        const std::string head = w.fresh("head");
+        rest.push_back(w.fresh("rest"));
+        w.line("const int64_t " + head + " = (int64_t)((-(uintptr_t)" + ptr[r] + " & 63u) >> 2);");
+        w.line(acc[r] + " = _mm512_maskz_loadu_ps(" + first_lanes(head) + ", " + ptr[r] + ");");
+        w.line(ptr[r] + " += " + head + ";");
+        w.line("const int64_t " + rest.back() + " = " + std::to_string(k - whole) + " - " + head + ";");
+      }
     }
-  }
-  if (whole > 0) {
-    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(whole) + "; " + j + " += " +
-           std::to_string(isa.width) + ")");
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + isa.load + "(" + ptr[r] + " + " + j + "));");
+    if (whole > 0) {
+      w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(whole) + "; " + j + " += " +
+             std::to_string(isa.width) + ")");
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + isa.load + "(" + ptr[r] + " + " + j + "));");
+      }
+      w.close();
     }
-    w.close();
-  }
-  for (std::size_t r = 0; r < rows.size() && (peel || whole < k); ++r) {
-    const std::string at = ptr[r] + " + " + std::to_string(whole);
-    if (!peel) {
-      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + masked_load(isa, at, k - whole) + ");");
-      continue;
+    for (std::size_t r = 0; r < rows.size() && (peel || whole < k); ++r) {
+      const std::string at = ptr[r] + " + " + std::to_string(whole);
+      if (!peel) {
+        w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + masked_load(isa, at, k - whole) + ");");
+        continue;
+      }
+      const std::string& n = rest[r];
+      const std::string width = std::to_string(isa.width);
+      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
+             first_lanes(n + " < " + width + " ? " + n + " : " + width) + ", " + at + "));");
+      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
+             first_lanes(n + " < " + width + " ? 0 : " + n + " - " + width) + ", " + at + " + " + width + "));");
     }
-    const std::string& n = rest[r];
-    const std::string width = std::to_string(isa.width);
-    w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
-           first_lanes(n + " < " + width + " ? " + n + " : " + width) + ", " + at + "));");
-    w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
-           first_lanes(n + " < " + width + " ? 0 : " + n + " - " + width) + ", " + at + " + " + width + "));");
   }
   const std::string reg = whole_register(out);
   if (isa.width == 8) {

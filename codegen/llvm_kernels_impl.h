@@ -120,7 +120,7 @@ struct Kernels {
   Value* lanes_mask(Value* n);
   Value* load_first(Value* address, Value* n);
   void peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k);
-  void sum_runs(const CView& in, const CView& out);
+  void sum_runs(const CView& in, const CView& out, bool from_l2);
   Value* lane_sums(const std::vector<Value*>& regs);
   void sum_rows(std::size_t axis, const CView& in, const CView& out);
 };

@@ -3,6 +3,7 @@
 // sum_runs_peel says so) and vec_sum_rows' sums along an outer axis, with the lane-sum tree that transposes a
 // register of sums into its lanes (shared by vec_sum_runs and a tile of dots).
 #include <bit>
+#include <functional>
 
 #include <llvm/IR/InlineAsm.h>
 
@@ -126,8 +127,9 @@ void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Valu
 /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
 /// accumulator per row stepping through the rows, then the accumulators transposed and summed in a tree. Each
 /// level pairs two registers of 2^l rows' partial sums (segments of p lanes each) into one whose segments are
-/// half as wide: the two halves of every segment, A's segments then B's, added.
-void Kernels::sum_runs(const CView& in, const CView& out) {
+/// half as wide: the two halves of every segment, A's segments then B's, added. Rows read from L2 (`from_l2`) go
+/// a few at a time with several chains each where sum_runs_chains says so.
+void Kernels::sum_runs(const CView& in, const CView& out, bool from_l2) {
   const std::vector<CView> rows = innermost_rows(in);
   const std::int64_t k = in.shape.back(), width = c.width();
   KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) <= width, "vec_sum_runs: ", rows.size(), " rows for ",
@@ -143,28 +145,65 @@ void Kernels::sum_runs(const CView& in, const CView& out) {
   // add with an indexed memory operand is two micro-ops on Intel) and not a register per row. reducesum[axis=1]
   // 256x256 on Sapphire Rapids: LLVM/C 0.79 -> 0.82-0.93 (the rest is not this loop).
   const std::optional<std::vector<std::int64_t>> apart = rows_apart(rows);
-  const auto add_rows = [&](const Affine& j, std::int64_t lanes) {
+  // Adds `lanes` lanes at `j` of rows [first, last) into the slots slot(r).
+  const auto add_rows = [&](std::size_t first, std::size_t last, const Affine& j, std::int64_t lanes,
+                            const std::function<Value*(std::size_t)>& slot) {
     Value* base = nullptr;
     if (apart) {  // the first row's address moving with the loop: a pointer of its own
       Coord at = zeros(rows.front().rank());
       at.back() = j;
       base = c.element(rows.front(), at);
     }
-    for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t r = first; r < last; ++r) {
       Value* address = base ? b.CreateConstInBoundsGEP1_64(f32(), base, static_cast<std::uint64_t>((*apart)[r]))
                             : b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)});
       Value* va = load_register(address, lanes);
-      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
+      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), slot(r)), va), slot(r));
     }
   };
-  if (sum_runs_peel(rows, k, width)) {
+  const auto own = [&](std::size_t r) { return acc[r]; };
+  const bool peel = sum_runs_peel(rows, k, width);
+  const std::int64_t chains = peel ? 1 : sum_runs_chains(k, width, from_l2);
+  if (peel) {
     peeled_rows(ptr, acc, k);
+  } else if (chains > 1) {
+    // width / chains rows at a time (as the C backend's rows_in_passes), chain 0 of row r its own slot.
+    const std::int64_t registers = k / width, looped = registers / chains * chains;
+    const auto group = static_cast<std::size_t>(width / chains);
+    for (std::size_t first = 0; first < rows.size(); first += group) {
+      const std::size_t last = std::min(rows.size(), first + group);
+      std::vector<std::vector<Value*>> chain(last - first);
+      for (std::size_t r = first; r < last; ++r) {
+        chain[r - first].push_back(acc[r]);
+        for (std::int64_t ch = 1; ch < chains; ++ch) {
+          chain[r - first].push_back(c.slot(vec()));
+          b.CreateStore(llvm::Constant::getNullValue(vec()), chain[r - first].back());
+        }
+      }
+      const auto on = [&](std::int64_t ch) {
+        return [&, ch](std::size_t r) { return chain[r - first][static_cast<std::size_t>(ch)]; };
+      };
+      const Affine j = c.open_loop(looped / chains) * (chains * width);
+      for (std::int64_t ch = 0; ch < chains; ++ch) add_rows(first, last, j + Affine(ch * width), width, on(ch));
+      c.close_loop();
+      for (std::int64_t i = looped; i < registers; ++i) add_rows(first, last, Affine(i * width), width, on(i - looped));
+      if (k % width != 0) add_rows(first, last, Affine(registers * width), k % width, own);
+      for (std::size_t r = first; r < last; ++r) {  // each row's chains added pairwise into its own slot
+        std::vector<Value*> v;
+        for (Value* slot : chain[r - first]) v.push_back(b.CreateLoad(vec(), slot));
+        for (std::size_t step = 1; step < v.size(); step *= 2) {
+          for (std::size_t i = 0; i + step < v.size(); i += 2 * step) v[i] = b.CreateFAdd(v[i], v[i + step]);
+        }
+        b.CreateStore(v[0], acc[r]);
+      }
+    }
   } else {
     if (k / width > 0) {
-      add_rows(c.open_loop(k / width) * width, width);
+      add_rows(0, rows.size(), c.open_loop(k / width) * width, width, own);
       c.close_loop();
     }
-    if (k % width != 0) add_rows(Affine(k - k % width), k % width);  // the rows' partial last registers, masked
+    // The rows' partial last registers, masked.
+    if (k % width != 0) add_rows(0, rows.size(), Affine(k - k % width), k % width, own);
   }
   // Pinned here: otherwise LLVM sinks every call's transpose past the loops of the calls after it (their results
   // are read only at the tile's store), holding all accumulators at once and spilling them (reducesum[axis=1]

@@ -143,7 +143,9 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     case KernelKind::vec_sum_runs: {
       // vs rows of ceil(k/vs) vector adds each (a row's partial last register loaded masked), one load per add, in
       // vs independent chains; then the transpose of the rows' sums into one register: vs - 1 pairwise
-      // combinations of two shuffles and an add, and the add into the output.
+      // combinations of two shuffles and an add, and the add into the output. Rows of 16 registers or more read
+      // from L2 go two at a time with 8 chains each (codegen's sum_runs_chains: fewer rows in flight stream
+      // faster), 7 more adds a row beside a stream that takes longer: priced alike.
       const std::int64_t vs = vector_width(target, out.dtype);
       const std::int64_t k = spec.input(0).shape[std::get<ReduceSum>(spec.op).axis];
       const Cost steps = static_cast<Cost>((k + vs - 1) / vs);

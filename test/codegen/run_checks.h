@@ -1,0 +1,34 @@
+// What the codegen tests share: a private temporary directory, and checks that Impls compile through both backends
+// (the C one with -Werror) and compute the reference, alone, as one library, or as the DP's picks of Spec texts.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <vector>
+
+#include "codegen/compile.h"
+#include "impl/node.h"
+#include "spec/target.h"
+
+namespace kriek::test {
+
+/// A private directory removed when the test ends.
+struct TempDir {
+  std::filesystem::path path = codegen::make_temp_dir();
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+/// Emits, compiles with -Werror, runs on `threads` threads (0: leave the default) and checks `impl`; then the same
+/// through the LLVM backend. Where this machine lacks the target's ISA, only compiles.
+void check_runs(const ImplPtr& impl, const Target& target, int threads = 0);
+
+/// The same for many Impls, compiled as one library.
+void check_all_run(const std::vector<ImplPtr>& impls, const Target& target);
+
+/// Calls `check` with the DP's best Impl of each Spec text on each named target (one Synthesizer per target), the
+/// target and the text given to INFO.
+void for_each_pick(std::initializer_list<const char*> targets, std::initializer_list<const char*> texts,
+                   const std::function<void(const Target&, const ImplPtr&)>& check);
+
+}  // namespace kriek::test

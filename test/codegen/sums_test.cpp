@@ -1,0 +1,76 @@
+// vec_sum_runs' rows from L2 summed two at a time with eight chains each (kernel_views.h's sum_runs_chains), through
+// both backends: whole passes, a last pass of one row, registers left over after the loop, a masked last register;
+// and the rows elsewhere (L1, main memory, short rows) all at once with one chain each.
+#include <catch2/catch.hpp>
+
+#include "codegen/emit_c.h"
+#include "codegen/kernel_views.h"
+#include "codegen/run_checks.h"
+#include "impl/printer.h"
+#include "sched/schedule.h"
+#include "spec/text.h"
+#include "synth/synthesizer.h"
+
+using namespace kriek;
+using namespace kriek::codegen;
+using namespace kriek::test;
+using Catch::Matchers::Contains;
+
+namespace {
+
+/// The C loop of eight chains: whole registers 8 x 16 floats at a time.
+constexpr const char* kChainedStep = " += 128)";
+
+/// reducesum[axis=1] of `text`'s input, its sums in one register (panel) and, when `split` is nonzero, the reduced
+/// axis cut first (a boundary piece, and rows a multiple of 16 floats apart that are not whole registers long); the
+/// rest the DP's.
+ImplPtr row_sums(const Target& target, const std::string& text, std::int64_t split = 0) {
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
+  Schedule s = schedule(parse_spec(text, target), target);
+  const std::int64_t rows = s.impl()->spec.output().shape[0];
+  s = s.move_output(Level::VRF, rows % 16 == 0 ? Layout::row_major() : Layout::blocked(0, 16), 16);
+  if (split > 0) s = s.split(split);
+  s = s.complete(dp);
+  REQUIRE(s.holes().empty());
+  INFO(print_impl(s.impl()));
+  REQUIRE_THAT(emit_c(s.impl(), target).code, Contains("vec_sum_runs("));
+  return s.impl();
+}
+
+}  // namespace
+
+TEST_CASE("sum_runs_chains: eight chains for rows of 16 registers or more from L2 on AVX-512, else one", "[codegen]") {
+  CHECK(sum_runs_chains(256, 16, true) == 8);
+  CHECK(sum_runs_chains(1000, 16, true) == 8);
+  CHECK(sum_runs_chains(255, 16, true) == 1);  // 15 whole registers
+  CHECK(sum_runs_chains(256, 16, false) == 1);
+  CHECK(sum_runs_chains(256, 8, true) == 1);
+}
+
+TEST_CASE("rows from L2 are summed two at a time with eight chains each, in both backends", "[codegen]") {
+  const Target target = named_target("avx512");
+  // 16 rows of 16 registers: eight passes of the loop, two iterations each.
+  const ImplPtr whole = row_sums(target, "reducesum[axis=1] 16x256 f32 L2");
+  CHECK_THAT(emit_c(whole, target).code, Contains(kChainedStep));
+  check_runs(whole, target);
+  // 5 rows of 65 registers, 1040 floats apart: passes of 2, 2 and 1 rows, one register after the loop.
+  const ImplPtr odd = row_sums(target, "reducesum[axis=1] 5x1040 f32 L2");
+  CHECK_THAT(emit_c(odd, target).code, Contains(kChainedStep));
+  check_runs(odd, target);
+  // Rows of 1000 of 1040 (62 registers and 8 lanes): 6 registers after the loop, then the masked one.
+  const ImplPtr tail = row_sums(target, "reducesum[axis=1] 16x1040 f32 L2", 1000);
+  CHECK_THAT(emit_c(tail, target).code, Contains(kChainedStep) && Contains("_mm512_maskz_loadu_ps"));
+  check_runs(tail, target);
+}
+
+TEST_CASE("rows in L1, in main memory or shorter than 16 registers are summed all at once", "[codegen]") {
+  const Target target = named_target("avx512");
+  for (const char* text : {"reducesum[axis=1] 16x256 f32 L1", "reducesum[axis=1] 16x256 f32",
+                           "reducesum[axis=1] 16x240 f32 L2"}) {
+    INFO(text);
+    const ImplPtr impl = row_sums(target, text);
+    CHECK_THAT(emit_c(impl, target).code, !Contains(kChainedStep));
+    check_runs(impl, target);
+  }
+}
