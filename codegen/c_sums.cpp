@@ -69,11 +69,11 @@ std::string lane_sums16(CWriter& w, const std::vector<std::string>& regs) {
 }
 
 /// vec_sum_runs' rows summed width / chains at a time (sum_runs_chains), `chains` accumulators each (the first the
-/// row's own, acc[r]) stepping through the row's whole registers in a C loop, the registers left over one per
-/// chain, the partial last register (masked) on the first, then each row's chains added pairwise into acc[r].
+/// row's own, acc[r]) stepping through the `registers` whole registers from ptr[r] in a C loop, the registers left
+/// over one per chain, then each row's chains added pairwise into acc[r].
 void rows_in_passes(CWriter& w, const VectorIsa& isa, const std::vector<std::string>& ptr,
-                    const std::vector<std::string>& acc, std::int64_t k, std::int64_t chains) {
-  const std::int64_t width = isa.width, registers = k / width, looped = registers / chains * chains;
+                    const std::vector<std::string>& acc, std::int64_t registers, std::int64_t chains) {
+  const std::int64_t width = isa.width, looped = registers / chains * chains;
   const auto group = static_cast<std::size_t>(width / chains);
   for (std::size_t first = 0; first < ptr.size(); first += group) {
     const std::size_t last = std::min(ptr.size(), first + group);
@@ -104,7 +104,6 @@ void rows_in_passes(CWriter& w, const VectorIsa& isa, const std::vector<std::str
       for (std::int64_t i = looped; i < registers; ++i) {
         add(r, i - looped, isa.load + "(" + ptr[r] + " + " + std::to_string(i * width) + ")");
       }
-      if (k % width != 0) add(r, 0, masked_load(isa, ptr[r] + " + " + std::to_string(registers * width), k % width));
       std::vector<std::string>& sum = chain[r - first];
       for (std::size_t step = 1; step < sum.size(); step *= 2) {
         for (std::size_t i = 0; i + step < sum.size(); i += 2 * step) {
@@ -273,7 +272,6 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
   w.close();
 }
 
-
 /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
 /// accumulator per row stepping through the rows' whole registers in a C loop, then their partial last ones
 /// (masked), then transpose_sum8 (AVX2) or lane_sums16. Where sum_runs_peel says so, each row starts at its
@@ -295,44 +293,42 @@ void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& ou
     w.line("const float *" + ptr.back() + " = " + run_address(row, KernelKind::vec_sum_runs) + ";");
     w.line(isa.type + " " + acc.back() + " = " + isa.zero + "();");
   }
-  const std::int64_t chains = peel ? 1 : sum_runs_chains(k, isa.width, from_l2);
+  const auto first_lanes = [](const std::string& n) { return "(__mmask16)((1u << (" + n + ")) - 1u)"; };
+  // Whole registers in the loop: from each row's start, or (peeled) from its first cache line on.
+  const std::int64_t whole = peel ? (k - (isa.width - 1)) / isa.width * isa.width : k - k % isa.width;
+  if (peel) {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      const std::string head = w.fresh("head");
+      rest.push_back(w.fresh("rest"));
+      w.line("const int64_t " + head + " = (int64_t)((-(uintptr_t)" + ptr[r] + " & 63u) >> 2);");
+      w.line(acc[r] + " = _mm512_maskz_loadu_ps(" + first_lanes(head) + ", " + ptr[r] + ");");
+      w.line(ptr[r] + " += " + head + ";");
+      w.line("const int64_t " + rest.back() + " = " + std::to_string(k - whole) + " - " + head + ";");
+    }
+  }
+  const std::int64_t chains = sum_runs_chains(whole, isa.width, from_l2);
   if (chains > 1) {
-    rows_in_passes(w, isa, ptr, acc, k, chains);
-  } else {
-    const auto first_lanes = [](const std::string& n) { return "(__mmask16)((1u << (" + n + ")) - 1u)"; };
-    // Whole registers in the loop: from each row's start, or (peeled) from its first cache line on.
-    const std::int64_t whole = peel ? (k - (isa.width - 1)) / isa.width * isa.width : k - k % isa.width;
-    if (peel) {
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        const std::string head = w.fresh("head");
-        rest.push_back(w.fresh("rest"));
-        w.line("const int64_t " + head + " = (int64_t)((-(uintptr_t)" + ptr[r] + " & 63u) >> 2);");
-        w.line(acc[r] + " = _mm512_maskz_loadu_ps(" + first_lanes(head) + ", " + ptr[r] + ");");
-        w.line(ptr[r] + " += " + head + ";");
-        w.line("const int64_t " + rest.back() + " = " + std::to_string(k - whole) + " - " + head + ";");
-      }
+    rows_in_passes(w, isa, ptr, acc, whole / isa.width, chains);
+  } else if (whole > 0) {
+    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(whole) + "; " + j + " += " +
+           std::to_string(isa.width) + ")");
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + isa.load + "(" + ptr[r] + " + " + j + "));");
     }
-    if (whole > 0) {
-      w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(whole) + "; " + j + " += " +
-             std::to_string(isa.width) + ")");
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + isa.load + "(" + ptr[r] + " + " + j + "));");
-      }
-      w.close();
+    w.close();
+  }
+  for (std::size_t r = 0; r < rows.size() && (peel || whole < k); ++r) {
+    const std::string at = ptr[r] + " + " + std::to_string(whole);
+    if (!peel) {
+      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + masked_load(isa, at, k - whole) + ");");
+      continue;
     }
-    for (std::size_t r = 0; r < rows.size() && (peel || whole < k); ++r) {
-      const std::string at = ptr[r] + " + " + std::to_string(whole);
-      if (!peel) {
-        w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + masked_load(isa, at, k - whole) + ");");
-        continue;
-      }
-      const std::string& n = rest[r];
-      const std::string width = std::to_string(isa.width);
-      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
-             first_lanes(n + " < " + width + " ? " + n + " : " + width) + ", " + at + "));");
-      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
-             first_lanes(n + " < " + width + " ? 0 : " + n + " - " + width) + ", " + at + " + " + width + "));");
-    }
+    const std::string& n = rest[r];
+    const std::string width = std::to_string(isa.width);
+    w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
+           first_lanes(n + " < " + width + " ? " + n + " : " + width) + ", " + at + "));");
+    w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", _mm512_maskz_loadu_ps(" +
+           first_lanes(n + " < " + width + " ? 0 : " + n + " - " + width) + ", " + at + " + " + width + "));");
   }
   const std::string reg = whole_register(out);
   if (isa.width == 8) {

@@ -59,9 +59,10 @@ inline constexpr std::int64_t kPeelMinRegisters = 14;
 /// reducesum[axis=1] 256x256 in L2, hand-written C of the same loads, adds and transpose, 15 alternating rounds on
 /// a Cascade Lake VM: 16 rows x 1 chain 1.00, 8 x 2 0.92-0.96, 4 x 4 0.83-0.94, 2 x 8 0.80-0.83 the time (the
 /// chains' sums, 7 adds a row, are free beside the stream); the kernels emitted so, from L2: 256x256 0.94x, 32x512
-/// 0.90x, 128x1024 0.85x. Not from L1, where the adds and the transpose are the bound (64x128, L1-resident, 4
-/// chains: 1.09x), nor from main memory, where many rows in flight hide the latency (512x512, 1 MiB, from L3: 1.5x).
-/// Only for 16-lane registers: AVX2's 16 registers hold no 8 chains beside the rows' sums.
+/// 0.90x, 128x1024 0.85x; rows started at their lines (sum_runs_peel), 250x333, 0.88-0.99x. Not from L1, where
+/// the adds and the transpose are the bound (64x128, L1-resident, 4 chains: 1.09x), nor from main memory, where
+/// many rows in flight hide the latency (512x512, 1 MiB, from L3: 1.5x). Only for 16-lane registers: AVX2's 16
+/// registers hold no 8 chains beside the rows' sums.
 std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, bool from_l2);
 
 /// `i`'s lowest `bits` bits in reverse order: the lane transpose trees of both backends place register r at

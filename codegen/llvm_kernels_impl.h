@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <llvm/IR/IRBuilder.h>
@@ -119,7 +120,9 @@ struct Kernels {
                     const std::vector<CView>& outs);
   Value* lanes_mask(Value* n);
   Value* load_first(Value* address, Value* n);
-  void peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k);
+  void peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k, bool from_l2);
+  void rows_in_passes(const std::function<Value*(std::size_t, const Affine&)>& at, const std::vector<Value*>& acc,
+                      std::int64_t registers, std::int64_t chains);
   void sum_runs(const CView& in, const CView& out, bool from_l2);
   Value* lane_sums(const std::vector<Value*>& regs);
   void sum_rows(std::size_t axis, const CView& in, const CView& out);

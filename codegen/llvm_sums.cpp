@@ -97,7 +97,8 @@ Value* Kernels::load_first(Value* address, Value* n) {
 /// vec_sum_runs' rows from their first cache lines on (codegen/kernel_views.h's sum_runs_peel, as the C backend
 /// does): each row's lanes before its line masked, m whole registers every row has in one loop, the rest (0 to
 /// 30 lanes) in two masked loads.
-void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k) {
+void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k,
+                          bool from_l2) {
   const std::int64_t width = c.width();
   const std::int64_t m = (k - (width - 1)) / width;
   std::vector<Value*> line, rest;
@@ -108,12 +109,16 @@ void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Valu
     line.push_back(b.CreateGEP(f32(), ptr[r], {head}));
     rest.push_back(b.CreateSub(b.getInt64(k - m * width), head));
   }
-  const Affine j = c.open_loop(m) * width;
-  for (std::size_t r = 0; r < ptr.size(); ++r) {
-    Value* va = load_run(b.CreateGEP(f32(), line[r], {c.index(j)}));
-    b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), va), acc[r]);
+  const auto at_line = [&](std::size_t r, const Affine& j) { return b.CreateGEP(f32(), line[r], {c.index(j)}); };
+  if (const std::int64_t chains = sum_runs_chains(m * width, width, from_l2); chains > 1) {
+    rows_in_passes(at_line, acc, m, chains);
+  } else {
+    const Affine j = c.open_loop(m) * width;
+    for (std::size_t r = 0; r < ptr.size(); ++r) {
+      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), load_run(at_line(r, j))), acc[r]);
+    }
+    c.close_loop();
   }
-  c.close_loop();
   for (std::size_t r = 0; r < ptr.size(); ++r) {
     Value* tail = b.CreateGEP(f32(), line[r], {b.getInt64(m * width)});
     Value* first = b.CreateSelect(b.CreateICmpULT(rest[r], b.getInt64(width)), rest[r], b.getInt64(width));
@@ -121,6 +126,44 @@ void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Valu
     Value* second = b.CreateSub(rest[r], first);
     sum = b.CreateFAdd(sum, load_first(b.CreateGEP(f32(), tail, {b.getInt64(width)}), second));
     b.CreateStore(sum, acc[r]);
+  }
+}
+
+/// vec_sum_runs' rows summed width / chains at a time (sum_runs_chains, as the C backend's rows_in_passes), `chains`
+/// accumulators each (the first the row's own slot acc[r]) stepping through the `registers` whole registers from
+/// at(r, 0) in one loop, the registers left over one per chain, then each row's chains added pairwise into acc[r].
+void Kernels::rows_in_passes(const std::function<Value*(std::size_t, const Affine&)>& at,
+                             const std::vector<Value*>& acc, std::int64_t registers, std::int64_t chains) {
+  const std::int64_t width = c.width(), looped = registers / chains * chains;
+  const auto group = static_cast<std::size_t>(width / chains);
+  for (std::size_t first = 0; first < acc.size(); first += group) {
+    const std::size_t last = std::min(acc.size(), first + group);
+    std::vector<std::vector<Value*>> chain(last - first);  // chain[r - first][ch]
+    for (std::size_t r = first; r < last; ++r) {
+      chain[r - first].push_back(acc[r]);
+      for (std::int64_t ch = 1; ch < chains; ++ch) {
+        chain[r - first].push_back(c.slot(vec()));
+        b.CreateStore(llvm::Constant::getNullValue(vec()), chain[r - first].back());
+      }
+    }
+    const auto add = [&](std::size_t r, std::int64_t ch, const Affine& j) {
+      Value* slot = chain[r - first][static_cast<std::size_t>(ch)];
+      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), slot), load_run(at(r, j))), slot);
+    };
+    const Affine j = c.open_loop(looped / chains) * (chains * width);
+    for (std::size_t r = first; r < last; ++r) {
+      for (std::int64_t ch = 0; ch < chains; ++ch) add(r, ch, j + Affine(ch * width));
+    }
+    c.close_loop();
+    for (std::size_t r = first; r < last; ++r) {
+      for (std::int64_t i = looped; i < registers; ++i) add(r, i - looped, Affine(i * width));
+      std::vector<Value*> v;  // the chains added pairwise
+      for (Value* slot : chain[r - first]) v.push_back(b.CreateLoad(vec(), slot));
+      for (std::size_t step = 1; step < v.size(); step *= 2) {
+        for (std::size_t i = 0; i + step < v.size(); i += 2 * step) v[i] = b.CreateFAdd(v[i], v[i + step]);
+      }
+      b.CreateStore(v[0], acc[r]);
+    }
   }
 }
 
@@ -145,65 +188,28 @@ void Kernels::sum_runs(const CView& in, const CView& out, bool from_l2) {
   // add with an indexed memory operand is two micro-ops on Intel) and not a register per row. reducesum[axis=1]
   // 256x256 on Sapphire Rapids: LLVM/C 0.79 -> 0.82-0.93 (the rest is not this loop).
   const std::optional<std::vector<std::int64_t>> apart = rows_apart(rows);
-  // Adds `lanes` lanes at `j` of rows [first, last) into the slots slot(r).
-  const auto add_rows = [&](std::size_t first, std::size_t last, const Affine& j, std::int64_t lanes,
-                            const std::function<Value*(std::size_t)>& slot) {
-    Value* base = nullptr;
-    if (apart) {  // the first row's address moving with the loop: a pointer of its own
-      Coord at = zeros(rows.front().rank());
-      at.back() = j;
-      base = c.element(rows.front(), at);
-    }
-    for (std::size_t r = first; r < last; ++r) {
-      Value* address = base ? b.CreateConstInBoundsGEP1_64(f32(), base, static_cast<std::uint64_t>((*apart)[r]))
-                            : b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)});
-      Value* va = load_register(address, lanes);
-      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), slot(r)), va), slot(r));
+  // The address of row r's element j.
+  const auto at = [&](std::size_t r, const Affine& j) -> Value* {
+    if (!apart) return b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)});
+    Coord first = zeros(rows.front().rank());  // the first row's address moving with the loop: a pointer of its own
+    first.back() = j;
+    return b.CreateConstInBoundsGEP1_64(f32(), c.element(rows.front(), first), static_cast<std::uint64_t>((*apart)[r]));
+  };
+  const auto add_rows = [&](const Affine& j, std::int64_t lanes) {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), load_register(at(r, j), lanes)), acc[r]);
     }
   };
-  const auto own = [&](std::size_t r) { return acc[r]; };
-  const bool peel = sum_runs_peel(rows, k, width);
-  const std::int64_t chains = peel ? 1 : sum_runs_chains(k, width, from_l2);
-  if (peel) {
-    peeled_rows(ptr, acc, k);
-  } else if (chains > 1) {
-    // width / chains rows at a time (as the C backend's rows_in_passes), chain 0 of row r its own slot.
-    const std::int64_t registers = k / width, looped = registers / chains * chains;
-    const auto group = static_cast<std::size_t>(width / chains);
-    for (std::size_t first = 0; first < rows.size(); first += group) {
-      const std::size_t last = std::min(rows.size(), first + group);
-      std::vector<std::vector<Value*>> chain(last - first);
-      for (std::size_t r = first; r < last; ++r) {
-        chain[r - first].push_back(acc[r]);
-        for (std::int64_t ch = 1; ch < chains; ++ch) {
-          chain[r - first].push_back(c.slot(vec()));
-          b.CreateStore(llvm::Constant::getNullValue(vec()), chain[r - first].back());
-        }
-      }
-      const auto on = [&](std::int64_t ch) {
-        return [&, ch](std::size_t r) { return chain[r - first][static_cast<std::size_t>(ch)]; };
-      };
-      const Affine j = c.open_loop(looped / chains) * (chains * width);
-      for (std::int64_t ch = 0; ch < chains; ++ch) add_rows(first, last, j + Affine(ch * width), width, on(ch));
-      c.close_loop();
-      for (std::int64_t i = looped; i < registers; ++i) add_rows(first, last, Affine(i * width), width, on(i - looped));
-      if (k % width != 0) add_rows(first, last, Affine(registers * width), k % width, own);
-      for (std::size_t r = first; r < last; ++r) {  // each row's chains added pairwise into its own slot
-        std::vector<Value*> v;
-        for (Value* slot : chain[r - first]) v.push_back(b.CreateLoad(vec(), slot));
-        for (std::size_t step = 1; step < v.size(); step *= 2) {
-          for (std::size_t i = 0; i + step < v.size(); i += 2 * step) v[i] = b.CreateFAdd(v[i], v[i + step]);
-        }
-        b.CreateStore(v[0], acc[r]);
-      }
-    }
+  if (sum_runs_peel(rows, k, width)) {
+    peeled_rows(ptr, acc, k, from_l2);
   } else {
-    if (k / width > 0) {
-      add_rows(0, rows.size(), c.open_loop(k / width) * width, width, own);
+    if (const std::int64_t chains = sum_runs_chains(k, width, from_l2); chains > 1) {
+      rows_in_passes(at, acc, k / width, chains);
+    } else if (k / width > 0) {
+      add_rows(c.open_loop(k / width) * width, width);
       c.close_loop();
     }
-    // The rows' partial last registers, masked.
-    if (k % width != 0) add_rows(0, rows.size(), Affine(k - k % width), k % width, own);
+    if (k % width != 0) add_rows(Affine(k - k % width), k % width);  // the rows' partial last registers, masked
   }
   // Pinned here: otherwise LLVM sinks every call's transpose past the loops of the calls after it (their results
   // are read only at the tile's store), holding all accumulators at once and spilling them (reducesum[axis=1]

@@ -1,6 +1,6 @@
 // vec_sum_runs' rows from L2 summed two at a time with eight chains each (kernel_views.h's sum_runs_chains), through
-// both backends: whole passes, a last pass of one row, registers left over after the loop, a masked last register;
-// and the rows elsewhere (L1, main memory, short rows) all at once with one chain each.
+// both backends: whole passes, a last pass of one row, registers left over after the loop, a masked last register,
+// rows started at their cache lines; and the rows elsewhere (L1, main memory, short rows) all at once.
 #include <catch2/catch.hpp>
 
 #include "codegen/emit_c.h"
@@ -58,6 +58,11 @@ TEST_CASE("rows from L2 are summed two at a time with eight chains each, in both
   const ImplPtr odd = row_sums(target, "reducesum[axis=1] 5x1040 f32 L2");
   CHECK_THAT(emit_c(odd, target).code, Contains(kChainedStep));
   check_runs(odd, target);
+  // Rows 333 floats apart, each from its first cache line (sum_runs_peel): 19 whole registers in passes, then the
+  // rows' masked heads and tails.
+  const ImplPtr peeled = row_sums(target, "reducesum[axis=1] 16x333 f32 L2");
+  CHECK_THAT(emit_c(peeled, target).code, Contains(kChainedStep) && Contains("& 63u"));
+  check_runs(peeled, target);
   // Rows of 1000 of 1040 (62 registers and 8 lanes): 6 registers after the loop, then the masked one.
   const ImplPtr tail = row_sums(target, "reducesum[axis=1] 16x1040 f32 L2", 1000);
   CHECK_THAT(emit_c(tail, target).code, Contains(kChainedStep) && Contains("_mm512_maskz_loadu_ps"));
