@@ -42,7 +42,7 @@ void run_compare(ReplSession& s, const std::vector<std::string>&, const std::str
   const bool same = printed[0] == printed[1];
   constexpr int kRounds = 5;
   const std::vector<double> seconds = codegen::time_alternating(kernels, spec, kRounds, 0.2);
-  const CostModel& model = s.synth().model();  // the DP's own prices, as its pick was chosen by
+  const CostModel& model = s.model;  // the DP's own prices, as its pick was chosen by
   const double flops = flop_count(spec);
   out << "compare " << spec_text(spec) << ": " << kRounds << " alternating rounds, median round per call\n";
   for (std::size_t i = 0; i < 2; ++i) {

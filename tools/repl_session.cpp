@@ -9,7 +9,8 @@
 
 namespace kriek::tools {
 
-ReplSession::ReplSession(Target t, MemoryUse l, codegen::Backend b) : target(std::move(t)), limits(l), backend(b) {}
+ReplSession::ReplSession(Target t, MemoryUse l, codegen::Backend b)
+    : target(std::move(t)), model(CostModel::for_target(target)), limits(l), backend(b) {}
 
 const Schedule& ReplSession::current() const {
   if (states.empty()) user_error("no Spec yet: start with `spec TEXT`, e.g. spec matmul 64x64x64 f32");
@@ -23,7 +24,7 @@ OpenHole ReplSession::focused(const char* what) const {
 }
 
 Synthesizer& ReplSession::synth() {
-  if (!synth_) synth_ = std::make_unique<Synthesizer>(target, CostModel::for_target(target));
+  if (!synth_) synth_ = std::make_unique<Synthesizer>(target, model);
   return *synth_;
 }
 
@@ -46,7 +47,7 @@ void ReplSession::push(Schedule next, const std::string& line, std::ostream& out
 MemoryUse ReplSession::hole_limits(const Schedule& s) const {
   const std::optional<std::size_t> hole = s.focused_index();
   if (!hole) user_error("the Impl is complete: no hole to complete");
-  const MemoryUse around = memory_around_hole(s.impl(), *hole, target, CostModel::for_target(target));
+  const MemoryUse around = memory_around_hole(s.impl(), *hole, target, model);
   MemoryUse room = limits;
   for (std::size_t l = 0; l < room.bytes.size(); ++l) {
     if (room.bytes[l] > 0) room.bytes[l] = std::max<std::int64_t>(1, room.bytes[l] - around.bytes[l]);
@@ -56,7 +57,6 @@ MemoryUse ReplSession::hole_limits(const Schedule& s) const {
 
 void ReplSession::show(std::ostream& out, bool costs) const {
   const Schedule& s = current();
-  const CostModel model = CostModel::for_target(target);
   PrintOptions options;
   if (costs) {
     options.annotate = [&](const ImplNode& n) {

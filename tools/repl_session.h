@@ -1,5 +1,5 @@
-// The state the REPL's commands act on: the target and memory limits, the DP (made on first use), and every
-// Schedule of the session in order, with the line that made each, for undo, redo and save.
+// The state the REPL's commands act on: the target, its cost model and memory limits, the DP (made on first use),
+// and every Schedule of the session in order, with the line that made each, for undo, redo and save.
 #pragma once
 
 #include <iosfwd>
@@ -18,6 +18,8 @@ struct ReplSession {
   ReplSession(Target target, MemoryUse limits, codegen::Backend backend = codegen::kDefaultBackend);
 
   Target target;
+  /// The prices of the session: the DP's (synth()), `cost`'s and the memory around a hole all use it.
+  CostModel model;
   /// What `complete` and `actions` may use (the target's capacities unless --memory narrowed them).
   MemoryUse limits;
   /// What `run` compiles with (kriek repl --backend).
