@@ -70,9 +70,11 @@ std::string lane_sums16(CWriter& w, const std::vector<std::string>& regs) {
 
 /// vec_sum_runs' rows summed width / chains at a time (sum_runs_chains), `chains` accumulators each (the first the
 /// row's own, acc[r]) stepping through the `registers` whole registers from ptr[r] in a C loop, the registers left
-/// over one per chain, then each row's chains added pairwise into acc[r].
+/// over one per chain, then each row's chains added pairwise into acc[r]. One chain: every row in one loop, one
+/// add per register.
 void rows_in_passes(CWriter& w, const VectorIsa& isa, const std::vector<std::string>& ptr,
                     const std::vector<std::string>& acc, std::int64_t registers, std::int64_t chains) {
+  if (registers == 0) return;
   const std::int64_t width = isa.width, looped = registers / chains * chains;
   const auto group = static_cast<std::size_t>(width / chains);
   for (std::size_t first = 0; first < ptr.size(); first += group) {
@@ -96,7 +98,7 @@ void rows_in_passes(CWriter& w, const VectorIsa& isa, const std::vector<std::str
            std::to_string(chains * width) + ")");
     for (std::size_t r = first; r < last; ++r) {
       for (std::int64_t c = 0; c < chains; ++c) {
-        add(r, c, isa.load + "(" + ptr[r] + " + " + j + " + " + std::to_string(c * width) + ")");
+        add(r, c, isa.load + "(" + ptr[r] + " + " + j + (c > 0 ? " + " + std::to_string(c * width) : "") + ")");
       }
     }
     w.close();
@@ -276,15 +278,14 @@ void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& i
 /// accumulator per row stepping through the rows' whole registers in a C loop, then their partial last ones
 /// (masked), then transpose_sum8 (AVX2) or lane_sums16. Where sum_runs_peel says so, each row starts at its
 /// first cache line instead: the lanes before it masked, m whole registers that every row has, then the rest (0 to
-/// 30 lanes) in two masked loads, masks made from counts ((1 << n) - 1, n <= 16). Rows read from L2 (`from_l2`)
-/// go a few at a time with several chains each where sum_runs_chains says so (rows_in_passes).
-void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out, bool from_l2) {
+/// 30 lanes) in two masked loads, masks made from counts ((1 << n) - 1, n <= 16). Rows read from L2 go a few at a
+/// time with several chains each where sum_runs_chains says so (rows_in_passes; `from`: the level of `in`).
+void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out, Level from) {
   const std::vector<CView> rows = innermost_rows(in);
   KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) <= isa.width && (isa.width == 8 || isa.width == 16),
                "vec_sum_runs: ", rows.size(), " rows for registers of ", isa.width, " lanes");
   const std::int64_t k = in.shape.back();
   const bool peel = sum_runs_peel(rows, k, isa.width);
-  const std::string j = w.fresh("j");
   w.open("");
   std::vector<std::string> ptr, acc, rest;
   for (const CView& row : rows) {
@@ -306,17 +307,7 @@ void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& ou
       w.line("const int64_t " + rest.back() + " = " + std::to_string(k - whole) + " - " + head + ";");
     }
   }
-  const std::int64_t chains = sum_runs_chains(whole, isa.width, from_l2);
-  if (chains > 1) {
-    rows_in_passes(w, isa, ptr, acc, whole / isa.width, chains);
-  } else if (whole > 0) {
-    w.open("for (int64_t " + j + " = 0; " + j + " < " + std::to_string(whole) + "; " + j + " += " +
-           std::to_string(isa.width) + ")");
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      w.line(acc[r] + " = " + isa.add + "(" + acc[r] + ", " + isa.load + "(" + ptr[r] + " + " + j + "));");
-    }
-    w.close();
-  }
+  rows_in_passes(w, isa, ptr, acc, whole / isa.width, sum_runs_chains(whole, isa.width, from));
   for (std::size_t r = 0; r < rows.size() && (peel || whole < k); ++r) {
     const std::string at = ptr[r] + " + " + std::to_string(whole);
     if (!peel) {

@@ -24,7 +24,7 @@ void chained_sums(CWriter& w, const VectorIsa& isa, KernelKind kind, const std::
 void sum_rows(CWriter& w, const VectorIsa& isa, std::size_t axis, const CView& in, const CView& out);
 
 /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out` (vec_sum_runs;
-/// `from_l2`: `in` is in L2).
-void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out, bool from_l2);
+/// `from`: the level of `in`).
+void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& out, Level from);
 
 }  // namespace kriek::codegen

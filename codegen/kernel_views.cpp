@@ -100,8 +100,8 @@ bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t 
   return !apart || std::any_of(apart->begin(), apart->end(), [&](std::int64_t d) { return d % width != 0; });
 }
 
-std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, bool from_l2) {
-  return from_l2 && width == 16 && k / width >= 16 ? 8 : 1;
+std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, Level from) {
+  return from == Level::L2 && width == 16 && k / width >= 16 ? 8 : 1;
 }
 
 }  // namespace kriek::codegen

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/c_view.h"
+#include "spec/level.h"
 
 namespace kriek::codegen {
 
@@ -54,8 +55,8 @@ bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t 
 inline constexpr std::int64_t kPeelMinRegisters = 14;
 
 /// The accumulator chains per row with which vec_sum_runs sums rows of `k` elements (registers of `width` lanes)
-/// that it reads from L2 (`from_l2`): 1 (every row at once, one chain each) elsewhere, and below 16 whole registers
-/// per row; else 8, the rows then summed two at a time. Fewer rows in flight stream faster from L2:
+/// that it reads from level `from`: 8 from L2, the rows then summed two at a time; 1 (every row at once, one chain
+/// each) elsewhere, and below 16 whole registers per row. Fewer rows in flight stream faster from L2:
 /// reducesum[axis=1] 256x256 in L2, hand-written C of the same loads, adds and transpose, 15 alternating rounds on
 /// a Cascade Lake VM: 16 rows x 1 chain 1.00, 8 x 2 0.92-0.96, 4 x 4 0.83-0.94, 2 x 8 0.80-0.83 the time (the
 /// chains' sums, 7 adds a row, are free beside the stream); the kernels emitted so, from L2: 256x256 0.94x, 32x512
@@ -63,7 +64,7 @@ inline constexpr std::int64_t kPeelMinRegisters = 14;
 /// the adds and the transpose are the bound (64x128, L1-resident, 4 chains: 1.09x), nor from main memory, where
 /// many rows in flight hide the latency (512x512, 1 MiB, from L3: 1.5x). Only for 16-lane registers: AVX2's 16
 /// registers hold no 8 chains beside the rows' sums.
-std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, bool from_l2);
+std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, Level from);
 
 /// `i`'s lowest `bits` bits in reverse order: the lane transpose trees of both backends place register r at
 /// bit_reverse(r) so that lane r ends as its sum.

@@ -98,7 +98,7 @@ Value* Kernels::load_first(Value* address, Value* n) {
 /// does): each row's lanes before its line masked, m whole registers every row has in one loop, the rest (0 to
 /// 30 lanes) in two masked loads.
 void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k,
-                          bool from_l2) {
+                          Level from) {
   const std::int64_t width = c.width();
   const std::int64_t m = (k - (width - 1)) / width;
   std::vector<Value*> line, rest;
@@ -110,15 +110,7 @@ void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Valu
     rest.push_back(b.CreateSub(b.getInt64(k - m * width), head));
   }
   const auto at_line = [&](std::size_t r, const Affine& j) { return b.CreateGEP(f32(), line[r], {c.index(j)}); };
-  if (const std::int64_t chains = sum_runs_chains(m * width, width, from_l2); chains > 1) {
-    rows_in_passes(at_line, acc, m, chains);
-  } else {
-    const Affine j = c.open_loop(m) * width;
-    for (std::size_t r = 0; r < ptr.size(); ++r) {
-      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), load_run(at_line(r, j))), acc[r]);
-    }
-    c.close_loop();
-  }
+  rows_in_passes(at_line, acc, m, sum_runs_chains(m * width, width, from));
   for (std::size_t r = 0; r < ptr.size(); ++r) {
     Value* tail = b.CreateGEP(f32(), line[r], {b.getInt64(m * width)});
     Value* first = b.CreateSelect(b.CreateICmpULT(rest[r], b.getInt64(width)), rest[r], b.getInt64(width));
@@ -132,8 +124,10 @@ void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Valu
 /// vec_sum_runs' rows summed width / chains at a time (sum_runs_chains, as the C backend's rows_in_passes), `chains`
 /// accumulators each (the first the row's own slot acc[r]) stepping through the `registers` whole registers from
 /// at(r, 0) in one loop, the registers left over one per chain, then each row's chains added pairwise into acc[r].
+/// One chain: every row in one loop, one add per register.
 void Kernels::rows_in_passes(const std::function<Value*(std::size_t, const Affine&)>& at,
                              const std::vector<Value*>& acc, std::int64_t registers, std::int64_t chains) {
+  if (registers == 0) return;
   const std::int64_t width = c.width(), looped = registers / chains * chains;
   const auto group = static_cast<std::size_t>(width / chains);
   for (std::size_t first = 0; first < acc.size(); first += group) {
@@ -170,9 +164,9 @@ void Kernels::rows_in_passes(const std::function<Value*(std::size_t, const Affin
 /// out += the sums of the rows of `in` along its innermost axis, one per lane of the register `out`: one
 /// accumulator per row stepping through the rows, then the accumulators transposed and summed in a tree. Each
 /// level pairs two registers of 2^l rows' partial sums (segments of p lanes each) into one whose segments are
-/// half as wide: the two halves of every segment, A's segments then B's, added. Rows read from L2 (`from_l2`) go
-/// a few at a time with several chains each where sum_runs_chains says so.
-void Kernels::sum_runs(const CView& in, const CView& out, bool from_l2) {
+/// half as wide: the two halves of every segment, A's segments then B's, added. Rows read from L2 go a few at a
+/// time with several chains each where sum_runs_chains says so (`from`: the level of `in`).
+void Kernels::sum_runs(const CView& in, const CView& out, Level from) {
   const std::vector<CView> rows = innermost_rows(in);
   const std::int64_t k = in.shape.back(), width = c.width();
   KRIEK_ASSERT(static_cast<std::int64_t>(rows.size()) <= width, "vec_sum_runs: ", rows.size(), " rows for ",
@@ -188,28 +182,23 @@ void Kernels::sum_runs(const CView& in, const CView& out, bool from_l2) {
   // add with an indexed memory operand is two micro-ops on Intel) and not a register per row. reducesum[axis=1]
   // 256x256 on Sapphire Rapids: LLVM/C 0.79 -> 0.82-0.93 (the rest is not this loop).
   const std::optional<std::vector<std::int64_t>> apart = rows_apart(rows);
-  // The address of row r's element j.
+  // The address of row r's element j: from the first row's address moving with the loop (a pointer of its own)
+  // where the rows are a constant distance apart.
   const auto at = [&](std::size_t r, const Affine& j) -> Value* {
     if (!apart) return b.CreateInBoundsGEP(f32(), ptr[r], {c.index(j)});
-    Coord first = zeros(rows.front().rank());  // the first row's address moving with the loop: a pointer of its own
+    Coord first = zeros(rows.front().rank());
     first.back() = j;
-    return b.CreateConstInBoundsGEP1_64(f32(), c.element(rows.front(), first), static_cast<std::uint64_t>((*apart)[r]));
-  };
-  const auto add_rows = [&](const Affine& j, std::int64_t lanes) {
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), load_register(at(r, j), lanes)), acc[r]);
-    }
+    return b.CreateConstInBoundsGEP1_64(f32(), c.element(rows.front(), first),
+                                        static_cast<std::uint64_t>((*apart)[r]));
   };
   if (sum_runs_peel(rows, k, width)) {
-    peeled_rows(ptr, acc, k, from_l2);
+    peeled_rows(ptr, acc, k, from);
   } else {
-    if (const std::int64_t chains = sum_runs_chains(k, width, from_l2); chains > 1) {
-      rows_in_passes(at, acc, k / width, chains);
-    } else if (k / width > 0) {
-      add_rows(c.open_loop(k / width) * width, width);
-      c.close_loop();
+    rows_in_passes(at, acc, k / width, sum_runs_chains(k, width, from));
+    for (std::size_t r = 0; r < rows.size() && k % width != 0; ++r) {  // the rows' partial last registers, masked
+      Value* last = load_register(at(r, Affine(k - k % width)), k % width);
+      b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), last), acc[r]);
     }
-    if (k % width != 0) add_rows(Affine(k - k % width), k % width);  // the rows' partial last registers, masked
   }
   // Pinned here: otherwise LLVM sinks every call's transpose past the loops of the calls after it (their results
   // are read only at the tile's store), holding all accumulators at once and spilling them (reducesum[axis=1]

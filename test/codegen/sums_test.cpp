@@ -41,11 +41,12 @@ ImplPtr row_sums(const Target& target, const std::string& text, std::int64_t spl
 }  // namespace
 
 TEST_CASE("sum_runs_chains: eight chains for rows of 16 registers or more from L2 on AVX-512, else one", "[codegen]") {
-  CHECK(sum_runs_chains(256, 16, true) == 8);
-  CHECK(sum_runs_chains(1000, 16, true) == 8);
-  CHECK(sum_runs_chains(255, 16, true) == 1);  // 15 whole registers
-  CHECK(sum_runs_chains(256, 16, false) == 1);
-  CHECK(sum_runs_chains(256, 8, true) == 1);
+  CHECK(sum_runs_chains(256, 16, Level::L2) == 8);
+  CHECK(sum_runs_chains(1000, 16, Level::L2) == 8);
+  CHECK(sum_runs_chains(255, 16, Level::L2) == 1);  // 15 whole registers
+  CHECK(sum_runs_chains(256, 16, Level::L1) == 1);
+  CHECK(sum_runs_chains(256, 16, Level::GL) == 1);
+  CHECK(sum_runs_chains(256, 8, Level::L2) == 1);
 }
 
 TEST_CASE("rows from L2 are summed two at a time with eight chains each, in both backends", "[codegen]") {
