@@ -10,6 +10,7 @@
 
 #include "codegen/vector_isa.h"
 #include "impl/printer.h"
+#include "impl/tiling.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
 
@@ -332,7 +333,7 @@ Shape carved_shape(const TensorSpec& t) {
   const Layout& l = t.layout;
   const auto bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   if (l.kind != Layout::Kind::blocked || t.level == Level::L1 || t.rank() < 2 ||
-      t.shape[l.dim] <= static_cast<std::int64_t>(l.block) || l.block * bytes % kBufferAlign != 0) {
+      t.shape[l.dim] <= static_cast<std::int64_t>(l.block) || !whole_lines(l.block, t.dtype)) {
     return t.shape;
   }
   const auto panel_bytes = [&](const Shape& s) {

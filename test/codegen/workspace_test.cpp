@@ -12,6 +12,7 @@
 using namespace kriek;
 using namespace kriek::codegen;
 using namespace kriek::test;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -60,10 +61,13 @@ TEST_CASE("kernels over carved panels compute the reference in both backends", "
   const Target target = named_target("avx512");
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
   auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
-  // B (256x48) packed into three 16-column panels of 16 KiB, carved from 257 rows; the workspace holds them.
+  // B (256x48) packed into three 16-column panels of 16 KiB, carved from 257 rows: panel p starts 4112p floats
+  // in (4096p uncarved), and the workspace holds the extra row.
   const Spec spec = parse_spec("matmul 24x256x48 f32 serial", target);
   const Schedule s = schedule(spec, target).move_input(1, Level::L2, Layout::blocked(1, 16)).complete(dp);
   REQUIRE(s.holes().empty());
-  CHECK(emit_c(s.impl(), target).workspace_bytes >= 257 * 48 * 4);
+  const CSource c = emit_c(s.impl(), target);
+  CHECK_THAT(c.code, Contains("4112*") && !Contains("4096*"));
+  CHECK(c.workspace_bytes >= 257 * 48 * 4);
   check_runs(s.impl(), target);
 }
