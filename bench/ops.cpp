@@ -24,13 +24,13 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -108,26 +108,32 @@ double seconds_per_call(F&& call) {
 
 /// Streams that stand for a level's bandwidth, timed in the same rounds as the kernel they are compared with (this
 /// VM's cores run the same loop at two speeds, 61 or 92 ns for 16 KiB from L1, for seconds at a time: a probe
-/// measured at another moment, as the profile's, is no reference): std::memcpy of `bytes` bytes between two
-/// buffers, and a read of `bytes` bytes, 8 of the widest loads per step (kriek calibrate's read probe).
+/// measured at another moment, as the profile's, is no reference), each over a kernel's footprint of `bytes`:
+/// std::memcpy between two buffers of half of it, and a read of all of it (rounded up to 512 bytes), 8 of the
+/// widest loads per step (kriek calibrate's read probe).
 class Streams {
  public:
-  Streams(std::size_t bytes, Isa isa) : bytes_(bytes), isa_(isa), from_(bytes, 1), to_(bytes, 0) {
-    read_buffer_ = static_cast<char*>(std::aligned_alloc(64, (bytes + 511) / 512 * 512));
-    std::memset(read_buffer_, 1, (bytes + 511) / 512 * 512);
+  Streams(std::size_t bytes, Isa isa)
+      : isa_(isa),
+        steps_((bytes + 511) / 512),
+        from_(bytes / 2, 1),
+        to_(bytes / 2, 0),
+        buffer_(static_cast<char*>(std::aligned_alloc(64, read_bytes())), &std::free) {
+    std::memset(buffer_.get(), 1, read_bytes());
   }
-  ~Streams() { std::free(read_buffer_); }
-  Streams(const Streams&) = delete;
-  Streams& operator=(const Streams&) = delete;
 
+  /// The bytes read() reads.
+  std::size_t read_bytes() const { return steps_ * 512; }
+  /// Seconds per copy of half the footprint.
   double copy() {
     return seconds_per_call([&] {
-      std::memcpy(to_.data(), from_.data(), bytes_);
+      std::memcpy(to_.data(), from_.data(), from_.size());
       asm volatile("" : : "r"(to_.data()) : "memory");  // the copy is used
     });
   }
+  /// Seconds per read of read_bytes().
   double read() {
-    return seconds_per_call([&] { read_lines(read_buffer_, (bytes_ + 511) / 512, isa_); });
+    return seconds_per_call([&] { read_lines(buffer_.get(), steps_, isa_); });
   }
 
  private:
@@ -163,10 +169,10 @@ class Streams {
     }
   }
 
-  std::size_t bytes_;
   Isa isa_;
+  std::size_t steps_;
   std::vector<char> from_, to_;
-  char* read_buffer_ = nullptr;
+  std::unique_ptr<char, decltype(&std::free)> buffer_;
 };
 
 /// The smallest level holding `bytes`.
@@ -301,14 +307,14 @@ int run(int argc, char** argv) {
       const double bytes = operand_bytes(spec);
       const auto written = static_cast<double>(spec.output().bytes());
       const std::string level = resident_level(bytes, target);
-      // Copied bytes per second (read and written) between two buffers of the kernel's whole footprint, and read
-      // bytes per second from one of that footprint, both timed between the kernel's rounds.
-      Streams copy(static_cast<std::size_t>(bytes / 2), target.isa), read(static_cast<std::size_t>(bytes), target.isa);
+      // Copied bytes per second (read and written) over the kernel's footprint, and bytes read per second from all
+      // of it, both timed between the kernel's rounds.
+      Streams streams(static_cast<std::size_t>(bytes), target.isa);
       std::vector<double> probe;
       const Measured m =
-          runner.measure({spec}, {[&] { return copy.copy(); }, [&] { return read.read(); }}, &probe).front();
-      const double copy_gbs = bytes / probe[0] * 1e-9;
-      const double read_gbs = std::ceil(bytes / 512) * 512 / probe[1] * 1e-9;
+          runner.measure({spec}, {[&] { return streams.copy(); }, [&] { return streams.read(); }}, &probe).front();
+      const double copy_gbs = bytes / probe[0] * 1e-9;  // half of them read, half written
+      const double read_gbs = static_cast<double>(streams.read_bytes()) / probe[1] * 1e-9;
       const double reference = (2 * written / copy_gbs + std::max(0.0, bytes - 2 * written) / read_gbs) * 1e-9;
       const double gbs = bytes / m.seconds * 1e-9;
       const double share = reference / m.seconds;
