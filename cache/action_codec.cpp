@@ -139,6 +139,7 @@ const std::string& vocabulary_schema() {
          ",parallel_min_elements=" + std::to_string(kParallelMinElements) +
          ";enumerate=" + std::to_string(kEnumerateVersion) + ";classes=";
     for (Level l : kAllLevels) s += std::to_string(kSmallestClass[static_cast<std::size_t>(l)]) + ",";
+    s += ";register_classes=" + std::to_string(kRegistersByPresence);
     return s;
   }();
   return schema;

@@ -50,12 +50,12 @@ bool dominates(const FrontierEntry& a, const FrontierEntry& b);
 void pareto_filter(std::vector<FrontierEntry>& entries);
 
 /// The filter behind pareto_filter, for anything with a `peak`: stable-sorts `items` by `before` (which must
-/// order by cost first) and drops each item whose coarse memory is no smaller anywhere than that of an earlier
-/// kept item (which costs no more).
+/// order by cost first) and drops each item whose memory class (class_key under `cap`, impl/memory.h) is no
+/// smaller anywhere than that of an earlier kept item (which costs no more).
 /// Of items in one memory class only the first in that order can be kept, so those are dropped first (one pass
 /// over a hash map): the quadratic scan then sees one item per class.
 template <class T, class Before>
-void pareto_keep(std::vector<T>& items, Before before) {
+void pareto_keep(std::vector<T>& items, Before before, std::uint64_t cap = kEveryClass) {
   if (items.size() > 8) {
     // Open addressing over the class keys (a key has every byte below 128, so ~0 marks an empty slot): slot ->
     // (key, the earliest item of that class in (before, index) order).
@@ -63,7 +63,7 @@ void pareto_keep(std::vector<T>& items, Before before) {
     std::vector<std::pair<std::uint64_t, std::uint32_t>> table(slots, {~std::uint64_t{0}, 0});
     std::vector<char> keep(items.size(), 0);
     for (std::size_t i = 0; i < items.size(); ++i) {
-      const std::uint64_t key = items[i].peak.coarse_key();
+      const std::uint64_t key = class_key(items[i].peak, cap);
       std::size_t at = static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 32) & (slots - 1);
       while (table[at].first != key && table[at].first != ~std::uint64_t{0}) at = (at + 1) & (slots - 1);
       if (table[at].first != key) {
@@ -84,10 +84,10 @@ void pareto_keep(std::vector<T>& items, Before before) {
     items.erase(items.begin() + static_cast<std::ptrdiff_t>(n), items.end());
   }
   std::stable_sort(items.begin(), items.end(), before);
-  std::vector<std::uint64_t> kept_keys;  // MemoryUse::coarse_key of the kept items
+  std::vector<std::uint64_t> kept_keys;  // class_key of the kept items
   std::size_t kept = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    const std::uint64_t c = items[i].peak.coarse_key();
+    const std::uint64_t c = class_key(items[i].peak, cap);
     if (any_coarse_at_most(kept_keys, c)) continue;
     if (kept != i) items[kept] = std::move(items[i]);
     ++kept;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spec/error.h"
+#include "spec/spec.h"
 #include "spec/target.h"
 
 namespace kriek {
@@ -74,6 +75,16 @@ MemoryUse MemoryUse::coarse() const {
     r.bytes[i] = p;
   }
   return r;
+}
+
+static_assert(static_cast<int>(Level::VRF) == 3 && static_cast<int>(Level::RF) == 4,
+              "kRegistersByPresence caps key bytes 2 and 3 (levels 3 and 4, GL having no byte)");
+
+std::uint64_t class_cap(const Spec& spec) {
+  for (const TensorSpec& t : spec.operands) {
+    if (is_register_level(t.level)) return kEveryClass;
+  }
+  return kRegistersByPresence;
 }
 
 MemoryUse capacities(const Target& target) {

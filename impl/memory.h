@@ -17,6 +17,7 @@
 
 namespace kriek {
 
+struct Spec;
 struct Target;
 
 /// Per level (the Level enum's order), the fewest bytes its memory classes tell apart: every amount from one
@@ -26,7 +27,7 @@ struct Target;
 /// stayed the same on 23 Specs (matmuls square, odd and batched, convs 1x1 to 7x7 strided and padded, a reduction,
 /// a compose), also under --memory limits down to 16K of L2 and 2K of L1, while the searches took 15-55% less time
 /// (matmul 1000^3 on 2 threads 34.3 -> 21.7 s, peak RSS 1.65 -> 1.15 GB); classes from 256 KiB and 8 KiB first
-/// moved one (82x99x63, +0.06%). Registers keep every class (a few at most).
+/// moved one (82x99x63, +0.06%). Registers keep every class in Specs with a register operand (class_cap below).
 inline constexpr std::array<std::int64_t, kLevelCount> kSmallestClass = {1, 32 * 1024, 1024, 1, 1};
 
 /// Bytes per Level (indexed by the Level enum).
@@ -118,6 +119,29 @@ inline std::uint64_t coarse_max(std::uint64_t a, std::uint64_t b) {
   const std::uint64_t mask = a_at_least * 0xFF;
   return (a & mask) | (b & ~mask);
 }
+
+/// The bytewise minimum of two class keys (coarse_max's counterpart).
+inline std::uint64_t coarse_min(std::uint64_t a, std::uint64_t b) { return a ^ b ^ coarse_max(a, b); }
+
+/// Which memory classes a Spec's frontier tells apart, as a cap on each byte of its class keys
+/// (MemoryUse::coarse_key; class_key below). A Spec with an operand in registers (VRF or RF) tells every class
+/// apart (kEveryClass). Any other Spec tells its register use apart only by whether it has any
+/// (kRegistersByPresence): no caller adds register bytes beside it except one holding a register buffer, and a
+/// register buffer's holder passes it down as an operand to every Spec below it but two kinds, a zeroing beside an
+/// accumulation (to_accum) and a pipeline stage beside a register-held input; above those every plan within the
+/// capacities serves as well as any other of its memory and register presence. Frontiers of Specs in memory kept
+/// one entry per register class that only the register tiles below them told apart: matmul 1000^3 cold on 2
+/// threads 43 -> 21 s, 1.4 -> 0.65 GB; the best costs of the benchmark suites are those of every class kept
+/// (README, "Search"). A --memory limit below a register level's capacity can therefore pick a dearer plan than the
+/// limit allows, and the commands say so.
+inline constexpr std::uint64_t kEveryClass = 0x7F7F7F7F7F7F7F7Full;
+inline constexpr std::uint64_t kRegistersByPresence = 0x7F7F7F7F01017F7Full;
+std::uint64_t class_cap(const Spec& spec);
+
+
+/// The class key of `peak` under `cap` (kEveryClass or kRegistersByPresence): coarse_key with each byte at most
+/// cap's, so a capped level has two classes, none and some.
+inline std::uint64_t class_key(const MemoryUse& peak, std::uint64_t cap) { return coarse_min(peak.coarse_key(), cap); }
 
 /// The target's capacities as limits (0 for unbounded levels): what the search keeps every frontier within.
 MemoryUse capacities(const Target& target);

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "spec/error.h"
+
 namespace kriek {
 
 void sort_bounds(std::vector<ActionBound>& bounds) {
@@ -21,10 +23,17 @@ MemoryUse least_peak(std::span<const FrontierPoint> frontier) {
   return least;
 }
 
-MemoryUse class_floor(const MemoryUse& peak) {
+MemoryUse class_floor(const MemoryUse& peak, std::uint64_t cap) {
   MemoryUse out;
   for (std::size_t l = 1; l < peak.bytes.size(); ++l) {  // GL (index 0) has no class
     const auto b = static_cast<std::uint64_t>(peak.bytes[l]);
+    const std::uint64_t cap_byte = (cap >> (8 * (l - 1))) & 0xFF;
+    KRIEK_ASSERT(cap_byte == 1 || cap_byte == 0x7F, "class cap byte ", cap_byte,
+                 " is neither presence only nor every class");
+    if (cap_byte == 1) {  // one class for every amount above none
+      out.bytes[l] = static_cast<std::int64_t>(std::min<std::uint64_t>(b, 1));
+      continue;
+    }
     // Class of b above the level's smallest class s: (2^(w-1), 2^w] with w = bit_width(b - 1); of 0 < b <= s:
     // [1, s]; of 0: {0}.
     const auto smallest = static_cast<std::uint64_t>(kSmallestClass[l]);
@@ -50,7 +59,7 @@ std::size_t CandidateFloor::first_of_cost(Cost cost) const {
 }
 
 void CandidateFloor::add(const Point& p) {
-  const std::uint64_t key = p.peak.coarse_key();
+  const std::uint64_t key = class_key(p.peak, cap_);
   // Cheaper points come before p; the points of p's cost (from lo, mostly none) are compared in full.
   const std::size_t lo = first_of_cost(p.cost);
   if (any_coarse_at_most(std::span(keys_).first(lo), key)) return;
@@ -75,7 +84,7 @@ void CandidateFloor::add(const Point& p) {
 }
 
 bool CandidateFloor::beats(const ActionBound& b) const {
-  return any_coarse_at_most(std::span(keys_).first(first_of_cost(b.cost)), b.peak.coarse_key());
+  return any_coarse_at_most(std::span(keys_).first(first_of_cost(b.cost)), class_key(b.peak, cap_));
 }
 
 }  // namespace kriek

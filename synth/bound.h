@@ -29,11 +29,11 @@ void sort_bounds(std::vector<ActionBound>& bounds);
 /// The elementwise least peak among a frontier's entries (zero for an empty frontier).
 MemoryUse least_peak(std::span<const FrontierPoint> frontier);
 
-/// The least bytes per level of `peak`'s memory class (MemoryUse::coarse_key): anything in that class or above
+/// The least bytes per level of `peak`'s memory class under `cap` (class_key): anything in that class or above
 /// uses at least this much. A partial combination q may be dropped when the floor beats q's completions with
 /// this peak in place of q's: whatever q would have beaten while folding has a class at least q's and a cost at
 /// least q's, so the floor beats it and all it beats in turn, and the frontier stays the same.
-MemoryUse class_floor(const MemoryUse& peak);
+MemoryUse class_floor(const MemoryUse& peak, std::uint64_t cap = kEveryClass);
 
 /// The candidates folded so far, kept as a Pareto set in the frontier's total order (cost, peak level by level,
 /// action rank, then the candidate's index among its action's): a candidate stays unless an earlier one in that
@@ -42,6 +42,9 @@ MemoryUse class_floor(const MemoryUse& peak);
 /// it is the floor that bounds the rest.
 class CandidateFloor {
  public:
+  /// A floor of candidates compared under class cap `cap` (class_cap of their Spec).
+  explicit CandidateFloor(std::uint64_t cap = kEveryClass) : cap_(cap) {}
+
   struct Point {
     Cost cost = 0;
     MemoryUse peak;
@@ -59,9 +62,10 @@ class CandidateFloor {
   /// The first point of cost `cost` or more.
   std::size_t first_of_cost(Cost cost) const;
 
+  std::uint64_t cap_;
   // Two arrays in the total order, so that a scan of keys is one any_coarse_at_most.
   std::vector<Point> points_;
-  std::vector<std::uint64_t> keys_;  ///< MemoryUse::coarse_key of each point
+  std::vector<std::uint64_t> keys_;  ///< class_key of each point
 };
 
 }  // namespace kriek

@@ -21,8 +21,8 @@ class Step {
   /// Partial p stops at the first entry of a higher cost than one no larger in any class than p's own: every
   /// later entry makes a product in a class no smaller and at a higher cost.
   void run(const std::vector<Partial>& partial, std::span<const FrontierPoint> child, Cost weight,
-           const MemoryUse& own, const MemoryUse& capacity, std::vector<Partial>& out) {
-    group(partial, child, weight, own, capacity);
+           const MemoryUse& own, const MemoryUse& capacity, std::uint64_t cap, std::vector<Partial>& out) {
+    group(partial, child, weight, own, capacity, cap);
     order_.resize(best_.size());
     for (std::uint32_t k = 0; k < order_.size(); ++k) order_[k] = k;
     // Two classes never tie in `before` (their peaks differ), so no tie-break is needed.
@@ -42,19 +42,19 @@ class Step {
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
 
   void group(const std::vector<Partial>& partial, std::span<const FrontierPoint> child, Cost weight,
-             const MemoryUse& own, const MemoryUse& capacity) {
+             const MemoryUse& own, const MemoryUse& capacity, std::uint64_t cap) {
     child_keys_.clear();
     fitting_.clear();
     for (std::size_t j = 0; j < child.size(); ++j) {
       if (!own.plus(child[j].peak).fits(capacity)) continue;
-      child_keys_.push_back(child[j].peak.coarse_key());
+      child_keys_.push_back(class_key(child[j].peak, cap));
       fitting_.push_back(static_cast<std::uint32_t>(j));
     }
     best_.clear();
     keys_.clear();
     table_.assign(64, {kEmpty, 0});
     for (std::size_t p = 0; p < partial.size(); ++p) {
-      const std::uint64_t own_key = partial[p].peak.coarse_key();
+      const std::uint64_t own_key = class_key(partial[p].peak, cap);
       bool stopping = false;
       Cost stop_cost = 0;
       for (std::size_t f = 0; f < fitting_.size(); ++f) {
@@ -108,7 +108,7 @@ class Step {
 }  // namespace
 
 void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const MemoryUse> least,
-          const MemoryUse& capacity, const CandidateFloor* floor, Folded& f) {
+          const MemoryUse& capacity, std::uint64_t cap, const CandidateFloor* floor, Folded& f) {
   const NodeCost& nc = f.nc;
   // What the children after child i add at least: suffix[i] over children i.., as a bound with cost and peak
   // (only pruning reads it).
@@ -123,11 +123,11 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
   for (std::size_t i = 0; i < child.size(); ++i) {
     const std::vector<Partial>& partial = f.steps[i];
     std::vector<Partial>& next = f.steps[i + 1];
-    step.run(partial, child[i], nc.weights[i], nc.own, capacity, next);
+    step.run(partial, child[i], nc.weights[i], nc.own, capacity, cap, next);
     if (floor && i + 1 < child.size()) {
       std::erase_if(next, [&](const Partial& q) {
         return floor->beats(ActionBound{nc.base + q.cost + suffix[i + 1].cost,
-                                        nc.own.plus(class_floor(q.peak).max(suffix[i + 1].peak))});
+                                        nc.own.plus(class_floor(q.peak, cap).max(suffix[i + 1].peak))});
       });
     }
     if (next.empty()) {

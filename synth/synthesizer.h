@@ -42,6 +42,11 @@ struct SynthOptions {
   /// solved neighbour, not exhaustively. Frontiers are then estimates: faster searches, possibly slower kernels
   /// (bench/sparse.cpp measures both). nullopt: exhaustive.
   std::optional<SparseGrid> sparse = std::nullopt;
+  /// Tell every register class apart in every Spec, not only in those with an operand in registers
+  /// (impl/memory.h's class_cap): for limits below a register level's capacity, which a frontier that tells
+  /// register use apart only by presence cannot answer (matmul 64^3 with VRF=1K: 13x the cost of the plan the
+  /// limit allows). Slower; its frontiers are other than a default search's, so a table of its own.
+  bool every_class = false;
 };
 
 /// Solved Specs between two checks of SynthOptions::max_memory.

@@ -69,8 +69,9 @@ int run_query(const std::vector<std::string>& raw) {
   const Target target = command_target(args);
   const Spec spec = parse_spec(args.positional[0], target);
   const MemoryUse limits = command_limits(args, target);
-  const std::filesystem::path path =
+  std::filesystem::path path =
       args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
+  if (cuts_registers(limits, target)) path = variant_table_path(path, "registers");  // as the search kept it
   query(path, spec, target, limits, args.has("--frontier") ? 0 : 1);
   return 0;
 }

@@ -24,7 +24,8 @@ OpenHole ReplSession::focused(const char* what) const {
 }
 
 Synthesizer& ReplSession::synth() {
-  if (!synth_) synth_ = std::make_unique<Synthesizer>(target, model);
+  // Every register class: a hole's limits are what the nodes around it leave, often less than a register level.
+  if (!synth_) synth_ = std::make_unique<Synthesizer>(target, model, SynthOptions{.every_class = true});
   return *synth_;
 }
 

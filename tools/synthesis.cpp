@@ -73,9 +73,19 @@ ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& 
   }
 }
 
-std::filesystem::path sparse_table_path(const std::filesystem::path& table) {
+std::filesystem::path variant_table_path(const std::filesystem::path& table, const std::string& variant) {
   const std::filesystem::path t = table.has_filename() ? table : table.parent_path();  // "dir/" names "dir"
-  return t.parent_path() / (t.stem().string() + ".sparse" + t.extension().string());
+  return t.parent_path() / (t.stem().string() + "." + variant + t.extension().string());
+}
+
+std::filesystem::path sparse_table_path(const std::filesystem::path& table) { return variant_table_path(table, "sparse"); }
+
+bool cuts_registers(const MemoryUse& limits, const Target& target) {
+  const MemoryUse capacity = capacities(target);
+  for (Level l : kAllLevels) {
+    if (is_register_level(l) && limits[l] > 0 && limits[l] < capacity[l]) return true;
+  }
+  return false;
 }
 
 void refuse_beyond_memory(const Spec& spec) {
@@ -96,18 +106,21 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   s.limits = command_limits(args, target);
   const SynthOptions options{.threads = positive_flag(args, "--threads", 0),
                              .max_memory = static_cast<std::int64_t>(size_flag(args, "--max-memory", 0)),
-                             .sparse = args.has("--sparse") ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt};
+                             .sparse = args.has("--sparse") ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt,
+                             .every_class = cuts_registers(s.limits, target)};
+  const auto variant = [&](std::filesystem::path p) {
+    if (options.sparse) p = sparse_table_path(p);
+    return options.every_class ? variant_table_path(p, "registers") : p;
+  };
   s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
   // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
   if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
   if (!args.has("--no-table")) {
     if (const auto* path = args.get("--table")) {
-      s.table_path = std::filesystem::path(*path);
-      if (options.sparse) s.table_path = sparse_table_path(*s.table_path);
+      s.table_path = variant(std::filesystem::path(*path));
       s.table = open_table_if_exists(*s.table_path, target, s.synth->model());
     } else {
-      s.table_path = default_table_path(target);
-      if (options.sparse) s.table_path = sparse_table_path(*s.table_path);
+      s.table_path = variant(default_table_path(target));
       s.default_table = true;
       std::string note;
       s.table = open_default_table(*s.table_path, target, s.synth->model(), s.replace_table, note);

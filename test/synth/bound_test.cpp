@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "spec/text.h"
 #include "support/random_spec.h"
 #include "synth/bound.h"
 #include "synth/synthesizer.h"
@@ -43,6 +44,42 @@ TEST_CASE("class_floor: the least bytes of each level's memory class", "[synth][
   CHECK(class_floor(at(Level::L1, 3000))[Level::L1] == 2049);
   CHECK(class_floor(at(Level::L1, kSmallestClass[static_cast<std::size_t>(Level::L1)]))[Level::L1] == 1);
   CHECK(class_floor(at(Level::GL, 1000))[Level::GL] == 0);  // main memory has no class
+}
+
+TEST_CASE("class_cap: register use by presence only for Specs with no operand in registers", "[synth][bound]") {
+  Spec memory = parse_spec("matmul 64x64x64 f32", avx512());
+  CHECK(class_cap(memory) == kRegistersByPresence);
+  Spec registers = memory;
+  registers.operands.back().level = Level::VRF;
+  CHECK(class_cap(registers) == kEveryClass);
+  registers.operands.back().level = Level::GL;
+  registers.operands.front().level = Level::RF;
+  CHECK(class_cap(registers) == kEveryClass);
+
+  // Under the presence cap every amount of VRF or RF is one class, other levels keep theirs.
+  CHECK(class_key(at(Level::VRF, 64), kRegistersByPresence) == class_key(at(Level::VRF, 2048), kRegistersByPresence));
+  CHECK(class_key(at(Level::RF, 4), kRegistersByPresence) == class_key(at(Level::RF, 64), kRegistersByPresence));
+  CHECK(class_key(at(Level::VRF, 64), kEveryClass) != class_key(at(Level::VRF, 2048), kEveryClass));
+  CHECK(class_key(at(Level::VRF, 0), kRegistersByPresence) != class_key(at(Level::VRF, 64), kRegistersByPresence));
+  CHECK(class_key(at(Level::L1, 2048), kRegistersByPresence) != class_key(at(Level::L1, 8192), kRegistersByPresence));
+  CHECK(class_key(at(Level::L1, 2048), kRegistersByPresence) == at(Level::L1, 2048).coarse_key());
+  for (std::int64_t b : {0, 1, 64, 1000, 2048}) {
+    INFO("bytes " << b);
+    const MemoryUse m = at(Level::VRF, b).max(at(Level::RF, b / 16)).max(at(Level::L1, 3000));
+    const MemoryUse f = class_floor(m, kRegistersByPresence);
+    CHECK(class_key(f, kRegistersByPresence) == class_key(m, kRegistersByPresence));
+    CHECK(f.at_most(m));
+    CHECK(f[Level::VRF] == std::min<std::int64_t>(b, 1));
+    CHECK(f[Level::L1] == 2049);
+  }
+  // A floor under the presence cap beats a bound using less VRF than its candidate, since both use some.
+  CandidateFloor floor(kRegistersByPresence);
+  floor.add({100, at(Level::VRF, 2048)});
+  CHECK(floor.beats(ActionBound{101, at(Level::VRF, 64)}));
+  CHECK_FALSE(floor.beats(ActionBound{101, at(Level::L1, 64)}));  // no VRF at all
+  CandidateFloor every;
+  every.add({100, at(Level::VRF, 2048)});
+  CHECK_FALSE(every.beats(ActionBound{101, at(Level::VRF, 64)}));
 }
 
 TEST_CASE("CandidateFloor beats a bound only with a strictly cheaper candidate of no larger class", "[synth][bound]") {

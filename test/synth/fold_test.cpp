@@ -35,7 +35,7 @@ std::vector<FrontierPoint> random_frontier(std::mt19937_64& rng, bool wide) {
 
 /// The definition: all fitting products step by step, p by p and j by j, then pareto_keep.
 std::vector<std::vector<Partial>> naive_fold(const std::vector<std::vector<FrontierPoint>>& child, const NodeCost& nc,
-                                             const MemoryUse& capacity) {
+                                             const MemoryUse& capacity, std::uint64_t cap) {
   std::vector<std::vector<Partial>> steps(child.size() + 1);
   steps[0].push_back(Partial{});
   for (std::size_t i = 0; i < child.size(); ++i) {
@@ -46,9 +46,9 @@ std::vector<std::vector<Partial>> naive_fold(const std::vector<std::vector<Front
         if (nc.own.plus(q.peak).fits(capacity)) steps[i + 1].push_back(q);
       }
     }
-    pareto_keep(steps[i + 1], [](const Partial& a, const Partial& b) {
-      return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak;
-    });
+    pareto_keep(
+        steps[i + 1],
+        [](const Partial& a, const Partial& b) { return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak; }, cap);
     if (steps[i + 1].empty()) {
       steps.back().clear();
       break;
@@ -74,11 +74,13 @@ TEST_CASE("fold keeps exactly the partials of all products filtered in generatio
     MemoryUse capacity;
     if (rng() % 2) capacity[Level::L1] = 4096;
     if (rng() % 3 == 0) capacity[Level::VRF] = wide ? 1 << 20 : 1024;
-    const auto expected = naive_fold(child, f.nc, capacity);
+    // Both class caps: a Spec with a register operand's, and one in memory's (registers by presence only).
+    const std::uint64_t cap = round % 2 ? kEveryClass : kRegistersByPresence;
+    const auto expected = naive_fold(child, f.nc, capacity, cap);
     std::vector<std::span<const FrontierPoint>> spans(child.begin(), child.end());
     std::vector<MemoryUse> least(child.size());
-    fold(spans, least, capacity, nullptr, f);
-    INFO("round " << round << ", " << child.size() << " children");
+    fold(spans, least, capacity, cap, nullptr, f);
+    INFO("round " << round << ", " << child.size() << " children, cap " << std::hex << cap << std::dec);
     REQUIRE(f.steps.size() == expected.size());
     for (std::size_t i = 1; i < expected.size(); ++i) {
       if (expected.back().empty()) break;  // a step left empty ends the fold; what it holds then is unspecified

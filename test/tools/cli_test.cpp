@@ -60,6 +60,20 @@ TEST_CASE("kriek synth prints the Impl with costs and statistics", "[tools]") {
   CHECK(fine.status == 0);
   CHECK_THAT(fine.out, Contains("note: --memory L1=512 is below L1's smallest memory class"));
   CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --memory L1=0 --no-table").out, !Contains("smallest memory class"));
+  // Limits below a register level's capacity: a search that tells every register class apart, in a table of its
+  // own, whose pick is as cheap as the plans within VRF=1K allow (a default search's frontier would hold 13x).
+  const kriek::testing::TempDir dir;
+  const std::string table = (dir.path() / "t.table").string();
+  const Result registers = run_kriek("synth 'matmul 64x64x64 f32' --target avx512 --memory VRF=1K --table " + table);
+  CHECK(registers.status == 0);
+  CHECK(std::filesystem::exists(dir.path() / "t.registers.table"));
+  CHECK_FALSE(std::filesystem::exists(table));
+  const Result whole = run_kriek("synth 'matmul 64x64x64 f32' --target avx512 --no-table");
+  const auto cost = [](const std::string& out) { return std::stoll(out.substr(out.rfind("\ncost ") + 6)); };
+  REQUIRE(whole.status == 0);
+  CHECK(cost(registers.out) < 2 * cost(whole.out));
+  const Result queried = run_kriek("query 'matmul 64x64x64 f32' --target avx512 --memory VRF=1K --table " + table);
+  CHECK(queried.status == 0);
   CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --threads 0 --no-table").out, Contains("--threads takes a positive number"));
 }
 
