@@ -131,9 +131,10 @@ inline std::uint64_t coarse_min(std::uint64_t a, std::uint64_t b) { return a ^ b
 /// accumulation (to_accum) and a pipeline stage beside a register-held input; above those every plan within the
 /// capacities serves as well as any other of its memory and register presence. Frontiers of Specs in memory kept
 /// one entry per register class that only the register tiles below them told apart: matmul 1000^3 cold on 2
-/// threads 43 -> 21 s, 1.4 -> 0.65 GB; the best costs of the benchmark suites are those of every class kept
-/// (README, "Search"). A --memory limit below a register level's capacity can therefore pick a dearer plan than the
-/// limit allows, and the commands say so.
+/// threads 44 -> 25-31 s, 1.3 GB -> 0.62 GB (Cascade Lake VM); the best costs of 23 Specs are those of every class
+/// (README, "Search"). Limits below a register level's capacity need every class (a frontier of presence only
+/// holds no plan that uses some registers but less than the cheapest does): such a search keeps every class in
+/// every Spec (synth/synthesizer.h's SynthOptions::every_class).
 inline constexpr std::uint64_t kEveryClass = 0x7F7F7F7F7F7F7F7Full;
 inline constexpr std::uint64_t kRegistersByPresence = 0x7F7F7F7F01017F7Full;
 std::uint64_t class_cap(const Spec& spec);
