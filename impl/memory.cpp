@@ -77,9 +77,6 @@ MemoryUse MemoryUse::coarse() const {
   return r;
 }
 
-static_assert(static_cast<int>(Level::VRF) == 3 && static_cast<int>(Level::RF) == 4,
-              "kRegistersByPresence caps key bytes 2 and 3 (levels 3 and 4, GL having no byte)");
-
 std::uint64_t class_cap(const Spec& spec) {
   for (const TensorSpec& t : spec.operands) {
     if (is_register_level(t.level)) return kEveryClass;

@@ -136,9 +136,16 @@ inline std::uint64_t coarse_min(std::uint64_t a, std::uint64_t b) { return a ^ b
 /// holds no plan that uses some registers but less than the cheapest does): such a search keeps every class in
 /// every Spec (synth/synthesizer.h's SynthOptions::every_class).
 inline constexpr std::uint64_t kEveryClass = 0x7F7F7F7F7F7F7F7Full;
-inline constexpr std::uint64_t kRegistersByPresence = 0x7F7F7F7F01017F7Full;
+inline constexpr std::uint64_t kRegistersByPresence = [] {
+  std::uint64_t cap = kEveryClass;
+  for (Level l : kAllLevels) {
+    if (!is_register_level(l)) continue;
+    const int shift = 8 * (static_cast<int>(l) - 1);  // coarse_key's byte of level l (GL has none)
+    cap = (cap & ~(std::uint64_t{0xFF} << shift)) | (std::uint64_t{1} << shift);
+  }
+  return cap;
+}();
 std::uint64_t class_cap(const Spec& spec);
-
 
 /// The class key of `peak` under `cap` (kEveryClass or kRegistersByPresence): coarse_key with each byte at most
 /// cap's, so a capped level has two classes, none and some.

@@ -250,7 +250,7 @@ void Synthesizer::finish(Job* j) {
     if (solvable && b.peak.fits(capacity_)) order.push_back(b);
   }
   if (options_.prune) sort_bounds(order);
-  const std::uint64_t cap = options_.every_class ? kEveryClass : class_cap(*job->spec);
+  const std::uint64_t cap = classes_of(*job->spec);
   CandidateFloor floor(cap);  // the candidates folded so far: the bound of the actions left, at the end the frontier
   std::uint64_t pruned = 0;
   std::vector<std::shared_ptr<const PackedFrontier>> held;  // the children's frontiers while folding
@@ -409,7 +409,7 @@ std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const Me
       child.push_back(held.back()->points());
       least.push_back(solved.least_peak);
     }
-    fold(child, least, bound, options_.every_class ? kEveryClass : class_cap(spec), nullptr, f);
+    fold(child, least, bound, classes_of(spec), nullptr, f);
     if (f.steps.back().empty()) continue;
     const Partial& cheapest = f.steps.back().front();  // prune() orders the kept partials by cost first
     option.cost = f.nc.base + cheapest.cost;

@@ -126,6 +126,8 @@ class Synthesizer {
   struct Slot;
   struct Job;
   struct Memo;
+  /// The memory classes `spec`'s frontier tells apart: class_cap's, or every class (SynthOptions::every_class).
+  std::uint64_t classes_of(const Spec& spec) const { return options_.every_class ? kEveryClass : class_cap(spec); }
   /// The memo entry of `spec`'s canonical form (made idle when new), with the map's stable copy of the key.
   std::pair<const Spec*, Slot*> entry(const Spec& spec);
   /// The done memo entry of `spec`'s canonical form, or nullptr.

@@ -71,7 +71,7 @@ int run_query(const std::vector<std::string>& raw) {
   const MemoryUse limits = command_limits(args, target);
   std::filesystem::path path =
       args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
-  if (cuts_registers(limits, target)) path = variant_table_path(path, "registers");  // as the search kept it
+  if (cuts_registers(limits, target)) path = registers_table_path(path);  // as the search kept it
   query(path, spec, target, limits, args.has("--frontier") ? 0 : 1);
   return 0;
 }

@@ -60,6 +60,12 @@ std::string gib(std::int64_t bytes) {
   return out.str();
 }
 
+/// The table beside `table` that a search of another kind keeps: NAME.VARIANT.EXT.
+std::filesystem::path variant_table_path(const std::filesystem::path& table, const std::string& variant) {
+  const std::filesystem::path t = table.has_filename() ? table : table.parent_path();  // "dir/" names "dir"
+  return t.parent_path() / (t.stem().string() + "." + variant + t.extension().string());
+}
+
 }  // namespace
 
 ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& target, const FrontierLookup& lookup,
@@ -73,12 +79,11 @@ ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& 
   }
 }
 
-std::filesystem::path variant_table_path(const std::filesystem::path& table, const std::string& variant) {
-  const std::filesystem::path t = table.has_filename() ? table : table.parent_path();  // "dir/" names "dir"
-  return t.parent_path() / (t.stem().string() + "." + variant + t.extension().string());
-}
-
 std::filesystem::path sparse_table_path(const std::filesystem::path& table) { return variant_table_path(table, "sparse"); }
+
+std::filesystem::path registers_table_path(const std::filesystem::path& table) {
+  return variant_table_path(table, "registers");
+}
 
 bool cuts_registers(const MemoryUse& limits, const Target& target) {
   const MemoryUse capacity = capacities(target);
@@ -110,7 +115,7 @@ Synthesis synthesize(const std::string& text, const Args& args) {
                              .every_class = cuts_registers(s.limits, target)};
   const auto variant = [&](std::filesystem::path p) {
     if (options.sparse) p = sparse_table_path(p);
-    return options.every_class ? variant_table_path(p, "registers") : p;
+    return options.every_class ? registers_table_path(p) : p;
   };
   s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
   // The DP table: read first (a solved Spec needs no search), written back with everything solved here.

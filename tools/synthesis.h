@@ -50,16 +50,16 @@ struct Synthesis {
 ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& target, const FrontierLookup& lookup,
                       const Table& table);
 
-/// The table beside `table` that a search of another kind keeps (NAME.VARIANT.EXT): "sparse" for --sparse,
-/// "registers" for limits below a register level's capacity (SynthOptions::every_class).
-std::filesystem::path variant_table_path(const std::filesystem::path& table, const std::string& variant);
 /// True when `limits` are below `target`'s capacity in a register level: such a search tells every register
-/// class apart (SynthOptions::every_class) and keeps its own table.
+/// class apart (SynthOptions::every_class) and keeps its own table (registers_table_path).
 bool cuts_registers(const MemoryUse& limits, const Target& target);
 
 /// Where a sparse search keeps its frontiers, beside `table` (host.table: host.sparse.table): they are estimates
 /// (synth/sparse.h), so they never mix with an exhaustive search's.
 std::filesystem::path sparse_table_path(const std::filesystem::path& table);
+/// Where a search that tells every register class apart keeps its frontiers, beside `table` (host.table:
+/// host.registers.table): they hold plans a default search's do not, and lack none of them.
+std::filesystem::path registers_table_path(const std::filesystem::path& table);
 
 /// UserError, before any search, when the operands of `spec` alone need more bytes than this machine's physical
 /// memory (naming both): such a kernel could never run.
