@@ -380,6 +380,14 @@ std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent, bool
     if (p < 2 || three >= extent || three > (small_threes ? kLargestRowThree : kLargestThree)) continue;
     if ((small_threes && three <= kRegisterScaleThrees) || extent % three == 0) out.push_back(three);
   }
+  // Rows of 7 * 2^i (7, 14, 28) where they divide the extent: the spatial extents of CNNs (56, 28, 14, 7) in register
+  // tiles without a boundary (14x32 tiles of conv res2_3x3's rows: 0.86-0.88x the time of 6x64 ones with 6x64 and
+  // 2x64 boundaries, Cascade Lake).
+  if (small_threes) {
+    for (std::int64_t seven = 7; seven <= kLargestRowSeven && seven < extent; seven *= 2) {
+      if (extent % seven == 0) out.insert(std::ranges::upper_bound(out, seven), seven);
+    }
+  }
   if (with_extent && extent >= 1) out.push_back(extent);
   return out;
 }

@@ -10,7 +10,9 @@
 // that leave a boundary tile elsewhere (48 or 96 of 2048, 3 or 6 of a reduction of 512) are not tried: each multiplies
 // the Specs below it (its tile and its boundary tile) and the powers of two beside it do the same work. So 64 gives 1,
 // 2, 3, 4, 6, 8, 16, 32 (and 64) with the small threes, 1, 2, 4, 8, 16, 32 without; 96 gives 1, 2, 3, 4, 6, 8, 12, 16,
-// 24, 32, 64 (and 96) with them, also 48 without; 384 the same and 128, 256, never 96 or 192.
+// 24, 32, 64 (and 96) with them, also 48 without; 384 the same and 128, 256, never 96 or 192. Rows also take 7, 14
+// and 28 (kLargestRowSeven) where they divide the extent: the spatial extents of CNNs (56 = 4 x 14) in register tiles
+// with no boundary tile.
 // Irregular extents (neither 2^i nor 3*2^i: 1000, 63, and the boundary tiles they leave) get only the powers of
 // two that divide them and the largest one below them (then 3 and 6, and the extent), so their remainders form
 // one chain (1000 -> 488 -> 232 -> 104 -> 40 -> 8) instead of one boundary Spec per size: every other blocking
@@ -103,8 +105,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// ops parallel from kParallelMinElements elements, as moves. 14: pipelines of elementwise ops too. 15: a matmul's
 /// or conv's work counted in whole registers (kParallelLanes). 16: one slab per core for every output matrix's rows
 /// and a vector output's elements (in whole registers). 17: vector moves to and from panels of several registers
-/// (blk<last>:32, :64, ...; impl/tiling's register_rows_dense), which were scalar copies.
-inline constexpr int kEnumerateVersion = 17;
+/// (blk<last>:32, :64, ...; impl/tiling's register_rows_dense), which were scalar copies. 18: rows of 7 * 2^i where
+/// they divide the extent (kLargestRowSeven).
+inline constexpr int kEnumerateVersion = 18;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;
@@ -117,6 +120,8 @@ inline constexpr std::int64_t kRegisterScaleThrees = 6;
 /// best costs the same or within 0.001%. Columns at 24 too would cost matmul 24x768x96 8% (no 48-wide tiles).
 inline constexpr std::int64_t kLargestThree = 48;
 inline constexpr std::int64_t kLargestRowThree = 24;
+/// The largest 7*2^i size the grid offers in the row dimensions, only where it divides the extent.
+inline constexpr std::int64_t kLargestRowSeven = 28;
 
 /// True for extents of the form 2^i or 3*2^i (the grid's own sizes).
 bool regular_extent(std::int64_t extent);

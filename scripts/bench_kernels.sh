@@ -16,7 +16,8 @@ usage: scripts/bench_kernels.sh [--suite matmul|conv] [--quick] [--sizes LIST] [
                                  | --kriek-so PATH --kriek-symbol NAME [--kriek-size SIZE]]
   --suite S        matmul (default: plain, odd and batched shapes) or conv (ResNet layers; scripts/bench_conv.sh)
   --quick          a few sizes, 7 reps each (a few minutes)
-  --sizes LIST     comma-separated: n (square), MxKxN, BxMxKxN (batched) or a conv [NAME=]NxHxWxC:FHxFWxF[:sS][:pP]
+  --sizes LIST     comma-separated: n (square), MxKxN, BxMxKxN (batched) or a conv [NAME=]NxHxWxC:FHxFWxF[:sS][:pP],
+                   or the name of one of the suite's problems (res5_3x3)
   --threads LIST   comma-separated thread counts (default 1,2; 1 runs pinned to core 0)
   --no-install     do not apt-get the peer packages; peers that are missing are skipped
   --kriek          synthesize kriek kernels for every size (scripts/kriek_library.sh) and race them; each
@@ -99,6 +100,23 @@ case $suite in
   *) echo "error: unknown suite '$suite' (matmul or conv)" >&2; usage ;;
 esac
 [ -n "$sizes" ] || { [ $quick = 1 ] && sizes=$sizes_quick || sizes=$sizes_full; }
+# A bare name of the suite's (res5_3x3) stands for its entry; anything else must be one of the drivers' forms,
+# checked here so that a typo stops the run before the build, with one line, not in every driver.
+IFS=, read -ra asked <<<"$sizes"
+expanded=()
+for s in "${asked[@]}"; do
+  if [[ $s =~ ^[A-Za-z][A-Za-z0-9_]*$ ]]; then
+    match=""
+    for entry in ${sizes_full//,/ }; do [ "${entry%%=*}" = "$s" ] && match=$entry; done
+    [ -n "$match" ] || { echo "error: no problem named '$s' in the $suite suite" >&2; exit 1; }
+    s=$match
+  fi
+  n='[0-9]+'
+  [[ ${s#*=} =~ ^($n|${n}x${n}x${n}|${n}x${n}x${n}x${n}|${n}x${n}x${n}x${n}:${n}x${n}x${n}(:s$n)?(:p$n)?)$ ]] ||
+    { echo "error: bad size '$s' (n, MxKxN, BxMxKxN or [NAME=]NxHxWxC:FHxFWxF[:sS][:pP])" >&2; exit 1; }
+  expanded+=("$s")
+done
+sizes=$(IFS=,; echo "${expanded[*]}")
 driver_flags=(--sizes "$sizes")
 [ $quick = 1 ] && driver_flags+=(--quick)
 
@@ -175,6 +193,7 @@ done
 # 5. Tables and plot (system python: Debian's matplotlib).
 python=/usr/bin/python3; [ -x $python ] || python=python3
 [ -s "$speedup_csv" ] && report_flags+=(--speedup "$speedup_csv")
+[ -s "$csv" ] || { echo "bench: no peer wrote a result (see $log)"; exit 1; }
 $python "$root/bench/peers/report.py" "$csv" --png "$results/$name.png" --md "$results/$name.md" \
   "${report_flags[@]}" || status=1
 echo "bench: results in $results ($name.csv, $name.md, $name.png, $name.log${report_flags:+, ${name}_search.csv})"

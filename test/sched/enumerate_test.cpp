@@ -44,7 +44,7 @@ std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
 
 }  // namespace
 
-TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, dividing 3*2^i up to 24 or 48, the extent, irregular extents a chain",
+TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, dividing 3*2^i up to 24 or 48 and 7*2^i up to 28, the extent, chains",
           "[sched][enumerate]") {
   CHECK(tile_sizes(64, true) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 8, 16, 32, 64});
   CHECK(tile_sizes(64, true, false) == std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64});
@@ -65,6 +65,12 @@ TEST_CASE("the tile grid: 2^i, 3 and 6 for rows, dividing 3*2^i up to 24 or 48, 
   CHECK(regular_extent(96));
   CHECK_FALSE(regular_extent(1000));
   CHECK(tile_sizes(2048, true).size() == 14);  // 1, 2, 3, 4, 6, 8, 16, ..., 1024, 2048
+  // Rows take 7 * 2^i up to kLargestRowSeven where it divides the extent (a CNN's 56, 28, 14), columns never.
+  CHECK(tile_sizes(56, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 7, 8, 14, 28, 32});
+  CHECK(tile_sizes(56, false, false) == std::vector<std::int64_t>{1, 2, 4, 8, 32});
+  CHECK(tile_sizes(14, true) == std::vector<std::int64_t>{1, 2, 3, 6, 7, 8, 14});
+  CHECK(tile_sizes(112, false) == std::vector<std::int64_t>{1, 2, 3, 4, 6, 7, 8, 14, 16, 28, 64});
+  CHECK(tile_sizes(63, false) == std::vector<std::int64_t>{1, 3, 6, 7, 32});
 }
 
 TEST_CASE("enumerate: 6x64 register tiles and boundary-leaving sizes are reachable", "[sched][enumerate]") {
