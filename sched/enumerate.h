@@ -106,8 +106,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// or conv's work counted in whole registers (kParallelLanes). 16: one slab per core for every output matrix's rows
 /// and a vector output's elements (in whole registers). 17: vector moves to and from panels of several registers
 /// (blk<last>:32, :64, ...; impl/tiling's register_rows_dense), which were scalar copies. 18: rows of 7 * 2^i where
-/// they divide the extent (kLargestRowSeven).
-inline constexpr int kEnumerateVersion = 18;
+/// they divide the extent (kLargestRowSeven). 19: an alias of a tile of panels (rows of one line each) counts the
+/// panels it spans against the cache's ways, not its rows.
+inline constexpr int kEnumerateVersion = 19;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

@@ -372,7 +372,7 @@ TEST_CASE("enumerate: a narrow rhs transposed into L1 from where it is or from i
   for (const MoveTo& t : only<MoveTo>(m)) CHECK(t.level == Level::RF);
 }
 
-TEST_CASE("enumerate: no alias keeps more strided rows than the cache has ways", "[sched][enumerate]") {
+TEST_CASE("enumerate: no alias keeps more strided rows, or panels, than the cache has ways", "[sched][enumerate]") {
   // The default targets' L1 is 12-way. A strided lhs of 13 rows of 8: no L1 alias but packing copies into L1;
   // 12 rows alias into L1; contiguous operands alias whatever their rows.
   Spec s = matmul({13, 8}, {8, 16});
@@ -391,6 +391,22 @@ TEST_CASE("enumerate: no alias keeps more strided rows than the cache has ways",
   TensorSpec b = ts({4, 32}, Level::GL, Layout::blocked(1, 16));
   b.contiguous = false;
   CHECK(b.runs() == 8);
+  // But rows of one line each follow one another in their panel: a tile of a rhs in 16-column panels is one stream
+  // per panel it spans. 64 rows of 32 columns (two panels, 128 runs) alias into L1; 64 rows of 16 * 13 columns
+  // (13 panels, more than the 12 ways) do not, and neither do the same rows row-major (64 runs).
+  Spec panels = matmul({6, 64}, {64, 32});
+  panels.operands[1].layout = Layout::blocked(1, 16);
+  panels.operands[1].contiguous = false;
+  REQUIRE(panels.operands[1].runs() == 128);
+  const Action alias{MoveTo{1, Level::L1, Layout::blocked(1, 16), 0}};
+  CHECK(contains(enumerate_actions(panels, avx512()), alias));
+  Spec wide = matmul({6, 64}, {64, 16 * 13});
+  wide.operands[1].layout = Layout::blocked(1, 16);
+  wide.operands[1].contiguous = false;
+  CHECK_FALSE(contains(enumerate_actions(wide, avx512()), alias));
+  Spec rows = matmul({6, 64}, {64, 32});
+  rows.operands[1].contiguous = false;
+  CHECK_FALSE(contains(enumerate_actions(rows, avx512()), Action{MoveTo{1, Level::L1, Layout::row_major(), 0}}));
 }
 
 TEST_CASE("enumerate: every returned action applies, on random Specs and their subproblems", "[sched][enumerate]") {
