@@ -1,8 +1,8 @@
 // Fidelity benchmark: how well the cost model ranks what it predicts. For each Spec of a broad suite (matmuls of
 // plain, odd and skewed shapes, a batched one, and elementwise, broadcast and reduction ops) the K cheapest
-// predicted Impls (synth/alternatives.h, what kriek tune measures) are compiled, verified and timed; per Spec the
-// Spearman rank correlation of predicted cost against measured time, and how much slower the DP's pick (the
-// cheapest predicted) is than the fastest measured. Done with the default constants and with a calibrated
+// predicted Impls (synth/alternatives.h, what kriek tune measures) are compiled, verified and timed together in
+// alternating rounds; per Spec the Spearman rank correlation of predicted cost against measured time, and how much
+// slower the DP's pick (the cheapest predicted) is than the fastest measured. Done with the default constants and with a calibrated
 // profile (--profile FILE). Kernels run on one core unless --parallel: on a shared machine a parallel kernel
 // measures how busy the other cores are. scripts/bench_fidelity.sh runs it; never part of the tests.
 #include <algorithm>
@@ -74,25 +74,39 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-constexpr int kRounds = 3;
+/// Rounds of the alternating timing (codegen::time_alternating) and each round's budget per kernel.
+constexpr int kRounds = 9;
+constexpr double kRoundSeconds = 0.02;
 
-/// Kernels compiled in this process, by their printed Impl (both models often propose the same ones), each
-/// verified once and timed once per round.
-struct Measurements {
-  std::filesystem::path dir = codegen::make_temp_dir();
-  std::map<std::string, codegen::LoadedKernel> kernels;
-  std::map<std::pair<std::string, int>, double> seconds;
-  double of(const ImplPtr& impl, const Target& target, int round) {
+/// Distinct kernels in this process get distinct entry points (the C backend loads each by path).
+std::size_t kernels_compiled = 0;
+
+/// The distinct kernels among one Spec's candidates under every model (both models often propose the same ones),
+/// each compiled and verified once, then all timed together in alternating rounds: a drift of the machine (the
+/// VMs here change speed by 20-30% within minutes) moves them alike instead of ranking the drift.
+struct SpecMeasurements {
+  std::filesystem::path dir;
+  std::vector<codegen::LoadedKernel> kernels;
+  std::map<std::string, std::size_t> index;  ///< printed Impl -> its kernel
+  std::vector<double> seconds;               ///< per kernel, its median round, after time()
+
+  void add(const ImplPtr& impl, const Target& target) {
     const std::string text = print_impl(impl);
-    if (auto it = seconds.find({text, round}); it != seconds.end()) return it->second;
-    auto k = kernels.find(text);
-    if (k == kernels.end()) {
-      const std::string name = "kriek_fidelity_" + std::to_string(kernels.size());
-      k = kernels.emplace(text, codegen::compile_and_load(codegen::emit_c(impl, target, name), target, dir)).first;
-      KRIEK_ASSERT(codegen::verify(k->second, impl->spec, 1).ok(), "a candidate does not verify: ", text);
-    }
-    return seconds[{text, round}] = codegen::time_kernel(k->second, impl->spec, 0.1).best_seconds;
+    if (index.contains(text)) return;
+    const std::string name = "kriek_fidelity_" + std::to_string(kernels_compiled++);
+    kernels.push_back(codegen::compile_and_load(codegen::emit_c(impl, target, name), target, dir));
+    KRIEK_ASSERT(codegen::verify(kernels.back(), impl->spec, 1).ok(), "a candidate does not verify: ", text);
+    index.emplace(text, kernels.size() - 1);
   }
+  void time(const Spec& spec) { seconds = codegen::time_alternating(kernels, spec, kRounds, kRoundSeconds); }
+  double of(const ImplPtr& impl) const { return seconds[index.at(print_impl(impl))]; }
+};
+
+/// One Spec's K cheapest predicted Impls under one model, distinct as kernels.
+struct Candidates {
+  std::string model;
+  std::vector<double> predicted;
+  std::vector<ImplPtr> impls;
 };
 
 struct Row {
@@ -101,9 +115,8 @@ struct Row {
   double rho = 0, pick_gap = 0;  ///< pick_gap: the pick's time over the fastest's, less 1
 };
 
-/// One Spec under one model: the K cheapest predicted, measured.
-Row measure_spec(const std::string& text, const Target& target, const std::string& model_name,
-                 const std::filesystem::path& table_path, std::size_t k, bool parallel, Measurements& measurements) {
+Candidates candidates(const std::string& text, const Target& target, const std::string& model_name,
+                      const std::filesystem::path& table_path, std::size_t k, bool parallel) {
   const CostModel model = CostModel::for_target(target);
   Spec spec = parse_spec(text, target);
   spec.serial_only = !parallel;
@@ -117,22 +130,23 @@ Row measure_spec(const std::string& text, const Target& target, const std::strin
   const FrontierLookup lookup = synthesizer_lookup(synth, table ? &*table : nullptr);
   // The first k distinct kernels (as kriek tune takes them: Impls that differ only in moves emitting no code are
   // one kernel, and ranking two timings of one kernel ranks noise).
-  std::vector<double> predicted, measured;
-  std::vector<ImplPtr> impls;
+  Candidates out{model_name, {}, {}};
   std::set<std::string> shapes;
   for (const FrontierEntry& c : cheapest_alternatives(synth, spec, default_limits(target), 4 * k)) {
     ImplPtr impl = reconstruct_decision(spec, c, target, lookup);
-    if (impls.size() == k || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
-    predicted.push_back(static_cast<double>(c.cost));
-    impls.push_back(std::move(impl));
+    if (out.impls.size() == k || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
+    out.predicted.push_back(static_cast<double>(c.cost));
+    out.impls.push_back(std::move(impl));
   }
   save_table(table_path, target, model, [&](const FrontierVisitor& v) { synth.for_each_encoded(v); }, !stale);
-  // Rounds over all candidates, the fastest of each: a load that changes during a round biases no candidate.
-  measured.assign(impls.size(), 1e30);
-  for (int round = 0; round < kRounds; ++round) {
-    for (std::size_t i = 0; i < impls.size(); ++i) measured[i] = std::min(measured[i], measurements.of(impls[i], target, round));
-  }
-  Row row{text, model_name, impls.size(), spearman(predicted, measured), 0};
+  return out;
+}
+
+/// One model's row of a Spec whose kernels `m` has timed.
+Row row_of(const std::string& text, const Candidates& c, const SpecMeasurements& m) {
+  std::vector<double> measured;
+  for (const ImplPtr& impl : c.impls) measured.push_back(m.of(impl));
+  Row row{text, c.model, c.impls.size(), spearman(c.predicted, measured), 0};
   row.pick_gap = measured.empty() ? 0 : measured[0] / *std::min_element(measured.begin(), measured.end()) - 1;
   return row;
 }
@@ -159,11 +173,13 @@ int main(int argc, char** argv) {
     std::vector<std::pair<std::string, Target>> models = {{"default", host_target()}};
     if (!profile_file.empty()) models.emplace_back("profile", with_profile(host_target(), read_profile(profile_file)));
     std::filesystem::create_directories(tables);
-    Measurements measurements;
+    const std::filesystem::path dir = codegen::make_temp_dir();
     std::vector<Row> rows;
     std::cout << std::left << std::setw(34) << "spec" << std::setw(9) << "model" << std::right << std::setw(6) << "K"
               << std::setw(9) << "rho" << std::setw(12) << "pick gap" << "\n";
     for (const std::string& text : quick ? kQuickSuite : kSuite) {
+      std::vector<Candidates> per_model;
+      SpecMeasurements m{dir, {}, {}, {}};
       for (const auto& [name, target] : models) {
         // One table per target and cost model: a new calibration (another profile) or model version gets a table
         // of its own.
@@ -171,8 +187,13 @@ int main(int argc, char** argv) {
         file << name << "-" << std::hex << target.fingerprint() << "-" << CostModel::for_target(target).fingerprint()
              << ".table";
         const std::filesystem::path table = std::filesystem::path(tables) / file.str();
-        rows.push_back(
-            measure_spec(text, target, name, table, quick ? std::min<std::size_t>(k, 4) : k, parallel, measurements));
+        per_model.push_back(candidates(text, target, name, table, quick ? std::min<std::size_t>(k, 4) : k, parallel));
+        for (const ImplPtr& impl : per_model.back().impls) m.add(impl, target);
+      }
+      if (m.kernels.empty()) continue;
+      m.time(per_model.front().impls.front()->spec);
+      for (const Candidates& c : per_model) {
+        rows.push_back(row_of(text, c, m));
         const Row& r = rows.back();
         std::cout << std::left << std::setw(34) << r.spec << std::setw(9) << r.model << std::right << std::setw(6)
                   << r.candidates << std::fixed << std::setprecision(2) << std::setw(9) << r.rho << std::setw(11)
@@ -194,7 +215,8 @@ int main(int argc, char** argv) {
       }
       std::cout << name << ": median rho " << std::setprecision(3) << median(rho) << " over " << n << " Specs; the DP's pick within 5% of the fastest on " << within << " of " << n << " (" << std::setprecision(0) << 100.0 * static_cast<double>(within) / static_cast<double>(n) << "%)\n";
     }
-    std::cout << measurements.kernels.size() << " kernels measured " << kRounds << " times each; CSV in " << csv << "\n";
+    std::cout << kernels_compiled << " kernels, each Spec's timed together in " << kRounds
+              << " alternating rounds (the median round); CSV in " << csv << "\n";
   } catch (const UserError& e) {
     std::cerr << "bench_fidelity: " << e.what() << "\n";
     return 1;
