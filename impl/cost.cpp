@@ -158,9 +158,9 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
     case KernelKind::bcast_fma: {
       // One k-step of a register tile: m broadcasts of the lhs and the n/vs register loads of the rhs row share
       // the load ports, the m*n/vs FMAs the FMA ports, and the two overlap, so the kernel costs the larger of the
-      // two and a part of the other (below; and at least one FMA latency). The rhs loads are counted here even when the row was loaded once for
-      // several calls, so a register load from L1 (vec_load) costs nothing of its own; the rhs may also be read
-      // from memory by the kernel itself.
+      // two and a part of the other (below; and at least one FMA latency). The rhs loads are counted here even
+      // when the row was loaded once for several calls, so a register load from L1 (vec_load) costs nothing of
+      // its own; the rhs may also be read from memory by the kernel itself.
       // A row of n elements takes ceil(n/vs) registers (register panels end a row in a partial one).
       const Cost rhs_loads = static_cast<Cost>(row_registers(target, out));
       const Cost rows = static_cast<Cost>(spec.input(0).elements());

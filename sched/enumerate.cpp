@@ -270,17 +270,22 @@ bool narrow_rhs(const Spec& spec, const Target& target) {
   return b.elements() == k * n && n < width && k >= width && dot_fma_registers(2, n) <= target.vector_registers;
 }
 
-/// True when `t` is blocked into panels whose rows are one line of `line_bytes` each: a tile's rows within a panel
-/// are consecutive lines.
-bool line_rows(const TensorSpec& t, std::int64_t line_bytes) {
-  return t.layout.kind == Layout::Kind::blocked &&
-         static_cast<std::int64_t>(t.layout.block * dtype_bytes(t.dtype)) == line_bytes;
-}
-
-/// The panels of its blocked layout a tile spans.
-std::int64_t panels_spanned(const TensorSpec& t) {
-  const std::int64_t cols = t.shape[t.layout.dim];
-  return (cols + t.layout.block - 1) / t.layout.block;
+/// At most how many of `t`'s lines one set of cache `info` receives, when its runs start at the worst offsets (a
+/// power-of-two stride, which a Spec cannot rule out): its runs, each of ceil(lines / sets) lines per set. A run
+/// is a row along the innermost dimension; in panels whose rows are one line each (a blocked layout's), rows follow
+/// one another, so a run is the panel's rows along the innermost other dimension.
+std::int64_t lines_per_set(const TensorSpec& t, const LevelInfo& info) {
+  const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
+  const std::int64_t sets = std::max<std::int64_t>(1, info.capacity / (info.line_bytes * info.ways));
+  std::int64_t runs = t.runs(), run_lines = (t.run_elements() * bytes + info.line_bytes - 1) / info.line_bytes;
+  const std::size_t d = t.layout.dim;
+  if (t.layout.kind == Layout::Kind::blocked && t.rank() >= 2 && t.layout.block * bytes == info.line_bytes) {
+    const std::size_t inner = d + 1 == t.rank() ? d - 1 : t.rank() - 1;
+    const std::int64_t panels = (t.shape[d] + t.layout.block - 1) / t.layout.block;
+    run_lines = t.shape[inner];
+    runs = panels * (t.elements() / t.shape[d] / t.shape[inner]);
+  }
+  return runs * ((run_lines + sets - 1) / sets);
 }
 
 void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
@@ -347,14 +352,12 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
         // conv's output tile accumulated in L1 over its taps (in_l1): it is read and stored once per tap and
         // channel block, between hundreds of FMAs, so rows that share sets cost a few reads from L2, where an
         // input re-read by the loops below would thrash.
-        // Rows of a panel (a blocked layout's rows of one line each) follow one another: a tile's part of a panel
-        // is one stream, and the panels it spans share the sets. Counted as rows, conv res5_3x3's filter blocks
-        // (1x1x64x64 in four 16-column panels) stayed out of L1; held there for the 49 pixels, the pick took
-        // 0.66x the time, res5a_3x3s2's 0.79x (res4_3x3's 1.04-1.18x: its 14x32 output tile reloaded per 32
-        // channels, which the model prices below the L2 stream it replaces).
+        // Rows of a panel (a blocked layout's rows of one line each) follow one another (lines_per_set). Counted
+        // as rows, conv res5_3x3's filter blocks (1x1x64x64 in four 16-column panels) stayed out of L1; held there
+        // for the 49 pixels, the pick took 0.66x the time, res5a_3x3s2's 0.79x (res4_3x3's 1.04-1.18x: its 14x32
+        // output tile reloaded per 32 channels, which the model prices below the L2 stream it replaces).
         const bool accumulated = is_output && cp.own && l == Level::L1;
-        const std::int64_t streams = line_rows(t, info.line_bytes) ? panels_spanned(t) : t.runs();
-        if (!accumulated && info.ways > 0 && !t.contiguous && streams > info.ways &&
+        if (!accumulated && info.ways > 0 && !t.contiguous && lines_per_set(t, info) > info.ways &&
             layout.same_placement(t.layout, t.shape)) {
           continue;
         }
