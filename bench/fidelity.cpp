@@ -2,9 +2,9 @@
 // plain, odd and skewed shapes, a batched one, and elementwise, broadcast and reduction ops) the K cheapest
 // predicted Impls (synth/alternatives.h, what kriek tune measures) are compiled, verified and timed together in
 // alternating rounds; per Spec the Spearman rank correlation of predicted cost against measured time, and how much
-// slower the DP's pick (the cheapest predicted) is than the fastest measured. Done with the default constants and with a calibrated
-// profile (--profile FILE). Kernels run on one core unless --parallel: on a shared machine a parallel kernel
-// measures how busy the other cores are. scripts/bench_fidelity.sh runs it; never part of the tests.
+// slower the DP's pick (the cheapest predicted) is than the fastest measured. Done with the default constants and
+// with a calibrated profile (--profile FILE). Kernels run on one core unless --parallel: on a shared machine a
+// parallel kernel measures how busy the other cores are. scripts/bench_fidelity.sh runs it; never part of the tests.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
