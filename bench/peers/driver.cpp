@@ -343,13 +343,16 @@ int main(int argc, char** argv) {
       any_wrong |= res.status == "WRONG";
       results.push_back(res);
     }
-    const Result* kriek = nullptr;
-    for (const Result& r : results)
-      if (r.name == "kriek" && r.status == "ok") kriek = &r;
-    for (const Result& r : results)
-      if (kriek && &r != kriek && r.status == "ok")
-        std::printf("%-14s kriek / %-18s = %.2fx (same process, same inputs)\n", label.c_str(), r.name.c_str(),
-                    kriek->median / r.median);
+    // Each kriek variant against every peer, and the plain one against the packed one, from this process's runs.
+    const auto is_kriek = [](const Result& r) { return r.name.rfind("kriek", 0) == 0; };
+    for (const Result& k : results) {
+      if (!is_kriek(k) || k.status != "ok") continue;
+      for (const Result& r : results) {
+        if (&r == &k || r.status != "ok" || (is_kriek(r) && k.name != "kriek")) continue;
+        std::printf("%-14s %-12s / %-16s = %.2fx (same process, same inputs)\n", label.c_str(), k.name.c_str(),
+                    r.name.c_str(), k.median / r.median);
+      }
+    }
     if (o.threads > 1 && !o.kriek_lib.empty() && !o.speedup_csv.empty()) {
       for (bool packed : {false, true}) paired_speedup(o, p, A, B, C, packed);
     }
