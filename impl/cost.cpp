@@ -310,6 +310,14 @@ NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, c
     // One scalar in RF is a local the compiler keeps in a register: nothing to set up.
     nc.base = move.dest.level == Level::RF ? 0 : m.buffer_setup;
     nc.own[move.dest.level] = move.dest.bytes();
+    // An output tile read back into registers from L1 (an accumulator reloaded per block of the reduction) takes a
+    // load slot per register, which no kernel counts (vec_load from L1 is free: bcast_fma counts the rhs rows'
+    // loads). Unpriced, conv res4_3x3 reloaded its 14x32 tile per 32 channels of filters held in L1 and took
+    // 1.04-1.18x the time of streaming them from L2 into a tile kept over all 2304.
+    const bool output = static_cast<std::size_t>(move.operand) + 1 == spec.operands.size();
+    if (output && move.load && move.dest.level == Level::VRF && src.level == Level::L1 && move.dest.vector_size > 0) {
+      nc.base += static_cast<Cost>(registers_of(move.dest)) * m.vector_load;
+    }
   }
   return nc;
 }

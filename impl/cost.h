@@ -24,8 +24,9 @@ struct CostModel {
   /// (a partial last register masked). 21: a loop whose body keeps the FMA ports busy for four iterations from L1
   /// or registers pays a quarter iteration. 22: a strided operand is aligned only when every run is (tiles of
   /// rows that are not whole lines are not), and bcast_fma's unaligned rhs row from L2 adds a line's time. 23:
-  /// bcast_fma's FMA ports, load ports and L2 stream overlap in part (an eighth of the two less busy adds).
-  std::uint32_t version = 23;
+  /// bcast_fma's FMA ports, load ports and L2 stream overlap in part (an eighth of the two less busy adds). 24: an
+  /// output tile reloaded into registers from L1 takes a load per register.
+  std::uint32_t version = 24;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).

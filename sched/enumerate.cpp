@@ -354,8 +354,8 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
         // input re-read by the loops below would thrash.
         // Rows of a panel (a blocked layout's rows of one line each) follow one another (lines_per_set). Counted
         // as rows, conv res5_3x3's filter blocks (1x1x64x64 in four 16-column panels) stayed out of L1; held there
-        // for the 49 pixels, the pick took 0.66x the time, res5a_3x3s2's 0.79x (res4_3x3's 1.04-1.18x: its 14x32
-        // output tile reloaded per 32 channels, which the model prices below the L2 stream it replaces).
+        // for the 49 pixels, the pick took 0.66x the time, res5a_3x3s2's 0.72-0.79x (res4_3x3's 1.04-1.18x until
+        // cost model 24 priced the reloads of its output tile per 32 channels: its pick of before again).
         const bool accumulated = is_output && cp.own && l == Level::L1;
         if (!accumulated && info.ways > 0 && !t.contiguous && lines_per_set(t, info) > info.ways &&
             layout.same_placement(t.layout, t.shape)) {
