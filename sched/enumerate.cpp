@@ -345,22 +345,20 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
         }
         continue;
       }
+      // An alias keeps the operand's rows where they are; the Spec does not know their stride, and rows of a
+      // power-of-two stride all fall into the same sets, so a cache keeps at most `ways` of them. Not so for a
+      // conv's output tile accumulated in L1 over its taps (in_l1): it is read and stored once per tap and channel
+      // block, between hundreds of FMAs, so rows that share sets cost a few reads from L2, where an input re-read
+      // by the loops below would thrash. Rows of a panel (a blocked layout's rows of one line each) follow one
+      // another (lines_per_set). Counted as rows, conv res5_3x3's filter blocks (1x1x64x64 in four 16-column
+      // panels) stayed out of L1; held there for the 49 pixels, the pick took 0.66x the time, res5a_3x3s2's
+      // 0.72-0.79x (res4_3x3's 1.04-1.18x until cost model 24 priced the reloads of its output tile per 32
+      // channels: its pick of before again).
+      const bool accumulated = is_output && cp.own && l == Level::L1;
+      const bool no_alias = !accumulated && info.ways > 0 && !t.contiguous && lines_per_set(t, info) > info.ways;
       for (const Layout& layout : distinct) {
         if (within && layout.kind != Layout::Kind::col_major) continue;
-        // An alias keeps the operand's rows where they are; the Spec does not know their stride, and rows of a
-        // power-of-two stride all fall into the same sets, so a cache keeps at most `ways` of them. Not so for a
-        // conv's output tile accumulated in L1 over its taps (in_l1): it is read and stored once per tap and
-        // channel block, between hundreds of FMAs, so rows that share sets cost a few reads from L2, where an
-        // input re-read by the loops below would thrash.
-        // Rows of a panel (a blocked layout's rows of one line each) follow one another (lines_per_set). Counted
-        // as rows, conv res5_3x3's filter blocks (1x1x64x64 in four 16-column panels) stayed out of L1; held there
-        // for the 49 pixels, the pick took 0.66x the time, res5a_3x3s2's 0.72-0.79x (res4_3x3's 1.04-1.18x until
-        // cost model 24 priced the reloads of its output tile per 32 channels: its pick of before again).
-        const bool accumulated = is_output && cp.own && l == Level::L1;
-        if (!accumulated && info.ways > 0 && !t.contiguous && lines_per_set(t, info) > info.ways &&
-            layout.same_placement(t.layout, t.shape)) {
-          continue;
-        }
+        if (no_alias && layout.same_placement(t.layout, t.shape)) continue;
         MoveTo m{op, l, layout, 0};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);
       }

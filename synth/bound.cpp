@@ -8,6 +8,11 @@
 
 namespace kriek {
 
+void check_class_cap(std::uint64_t cap) {
+  KRIEK_ASSERT(cap == kEveryClass || cap == kRegistersByPresence, "class cap ", cap,
+               " is neither every class nor registers by presence");
+}
+
 void sort_bounds(std::vector<ActionBound>& bounds) {
   std::sort(bounds.begin(), bounds.end(), [](const ActionBound& a, const ActionBound& b) {
     return a.cost != b.cost ? a.cost < b.cost : a.action < b.action;
@@ -27,10 +32,7 @@ MemoryUse class_floor(const MemoryUse& peak, std::uint64_t cap) {
   MemoryUse out;
   for (std::size_t l = 1; l < peak.bytes.size(); ++l) {  // GL (index 0) has no class
     const auto b = static_cast<std::uint64_t>(peak.bytes[l]);
-    const std::uint64_t cap_byte = (cap >> (8 * (l - 1))) & 0xFF;
-    KRIEK_ASSERT(cap_byte == 1 || cap_byte == 0x7F, "class cap byte ", cap_byte,
-                 " is neither presence only nor every class");
-    if (cap_byte == 1) {  // one class for every amount above none
+    if (((cap >> (8 * (l - 1))) & 0xFF) == 1) {  // one class for every amount above none
       out.bytes[l] = static_cast<std::int64_t>(std::min<std::uint64_t>(b, 1));
       continue;
     }

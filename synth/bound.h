@@ -35,6 +35,10 @@ MemoryUse least_peak(std::span<const FrontierPoint> frontier);
 /// least q's, so the floor beats it and all it beats in turn, and the frontier stays the same.
 MemoryUse class_floor(const MemoryUse& peak, std::uint64_t cap = kEveryClass);
 
+/// Asserts that `cap` is one of the two class caps (kEveryClass, kRegistersByPresence), which class_floor tells
+/// apart by each level's byte: checked where a cap enters a fold or a floor, not per partial.
+void check_class_cap(std::uint64_t cap);
+
 /// The candidates folded so far, kept as a Pareto set in the frontier's total order (cost, peak level by level,
 /// action rank, then the candidate's index among its action's): a candidate stays unless an earlier one in that
 /// order uses no larger memory class anywhere. That set does not depend on the order candidates arrive in, so
@@ -43,7 +47,7 @@ MemoryUse class_floor(const MemoryUse& peak, std::uint64_t cap = kEveryClass);
 class CandidateFloor {
  public:
   /// A floor of candidates compared under class cap `cap` (class_cap of their Spec).
-  explicit CandidateFloor(std::uint64_t cap = kEveryClass) : cap_(cap) {}
+  explicit CandidateFloor(std::uint64_t cap = kEveryClass) : cap_(cap) { check_class_cap(cap); }
 
   struct Point {
     Cost cost = 0;

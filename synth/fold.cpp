@@ -109,6 +109,7 @@ class Step {
 
 void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const MemoryUse> least,
           const MemoryUse& capacity, std::uint64_t cap, const CandidateFloor* floor, Folded& f) {
+  check_class_cap(cap);
   const NodeCost& nc = f.nc;
   // What the children after child i add at least: suffix[i] over children i.., as a bound with cost and peak
   // (only pruning reads it).

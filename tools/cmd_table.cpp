@@ -69,9 +69,10 @@ int run_query(const std::vector<std::string>& raw) {
   const Target target = command_target(args);
   const Spec spec = parse_spec(args.positional[0], target);
   const MemoryUse limits = command_limits(args, target);
-  std::filesystem::path path =
-      args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target);
-  if (cuts_registers(limits, target)) path = registers_table_path(path);  // as the search kept it
+  // The table a search under these limits kept.
+  const std::filesystem::path path =
+      search_table_path(args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target),
+                        SynthOptions{.every_class = cuts_registers(limits, target)});
   query(path, spec, target, limits, args.has("--frontier") ? 0 : 1);
   return 0;
 }

@@ -79,10 +79,9 @@ ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& 
   }
 }
 
-std::filesystem::path sparse_table_path(const std::filesystem::path& table) { return variant_table_path(table, "sparse"); }
-
-std::filesystem::path registers_table_path(const std::filesystem::path& table) {
-  return variant_table_path(table, "registers");
+std::filesystem::path search_table_path(const std::filesystem::path& table, const SynthOptions& options) {
+  const std::filesystem::path p = options.sparse ? variant_table_path(table, "sparse") : table;
+  return options.every_class ? variant_table_path(p, "registers") : p;
 }
 
 bool cuts_registers(const MemoryUse& limits, const Target& target) {
@@ -113,19 +112,15 @@ Synthesis synthesize(const std::string& text, const Args& args) {
                              .max_memory = static_cast<std::int64_t>(size_flag(args, "--max-memory", 0)),
                              .sparse = args.has("--sparse") ? std::optional<SparseGrid>(SparseGrid{}) : std::nullopt,
                              .every_class = cuts_registers(s.limits, target)};
-  const auto variant = [&](std::filesystem::path p) {
-    if (options.sparse) p = sparse_table_path(p);
-    return options.every_class ? registers_table_path(p) : p;
-  };
   s.synth = std::make_unique<Synthesizer>(target, CostModel::for_target(target), options);
   // The DP table: read first (a solved Spec needs no search), written back with everything solved here.
   if (args.has("--table") && args.has("--no-table")) user_error("--table and --no-table exclude each other");
   if (!args.has("--no-table")) {
     if (const auto* path = args.get("--table")) {
-      s.table_path = variant(std::filesystem::path(*path));
+      s.table_path = search_table_path(std::filesystem::path(*path), options);
       s.table = open_table_if_exists(*s.table_path, target, s.synth->model());
     } else {
-      s.table_path = variant(default_table_path(target));
+      s.table_path = search_table_path(default_table_path(target), options);
       s.default_table = true;
       std::string note;
       s.table = open_default_table(*s.table_path, target, s.synth->model(), s.replace_table, note);

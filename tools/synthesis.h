@@ -51,15 +51,14 @@ ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& 
                       const Table& table);
 
 /// True when `limits` are below `target`'s capacity in a register level: such a search tells every register
-/// class apart (SynthOptions::every_class) and keeps its own table (registers_table_path).
+/// class apart (SynthOptions::every_class) and keeps its own table (search_table_path).
 bool cuts_registers(const MemoryUse& limits, const Target& target);
 
-/// Where a sparse search keeps its frontiers, beside `table` (host.table: host.sparse.table): they are estimates
-/// (synth/sparse.h), so they never mix with an exhaustive search's.
-std::filesystem::path sparse_table_path(const std::filesystem::path& table);
-/// Where a search that tells every register class apart keeps its frontiers, beside `table` (host.table:
-/// host.registers.table): they hold plans a default search's do not, and lack none of them.
-std::filesystem::path registers_table_path(const std::filesystem::path& table);
+/// Where a search with `options` keeps its frontiers, given the table asked for: `table` itself, or beside it for
+/// a sparse search (host.table: host.sparse.table; its frontiers are estimates, synth/sparse.h, so they never mix
+/// with an exhaustive search's) and for one that tells every register class apart (host.registers.table; its
+/// frontiers hold plans a default search's do not). `kriek synth` and `kriek query` both ask it.
+std::filesystem::path search_table_path(const std::filesystem::path& table, const SynthOptions& options);
 
 /// UserError, before any search, when the operands of `spec` alone need more bytes than this machine's physical
 /// memory (naming both): such a kernel could never run.

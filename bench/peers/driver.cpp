@@ -65,6 +65,9 @@ double allowed_cpus_busy_ms(int* ncpus) {
 }
 
 // A seed from text (FNV-1a), the same in every process and build.
+/// True for kriek's runners and results (kriek, kriek-packed, ...), which the peers are compared against.
+bool names_kriek(const std::string& name) { return name.rfind("kriek", 0) == 0; }
+
 std::uint64_t seed(const std::string& text) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
@@ -324,7 +327,7 @@ int main(int argc, char** argv) {
     std::vector<Result> results;
     for (RunnerPtr& r : runners) {
       if (!r->handles(p.op)) continue;
-      bool is_kriek = r->name().rfind("kriek", 0) == 0;
+      const bool is_kriek = names_kriek(r->name());
       // A kriek kernel computes one fixed size; a library of them skips the sizes it has no kernel for.
       if (is_kriek && !r->unsupported(p, o.threads).empty()) continue;
       Result res = measure(*r, p, A, B, C, o);
@@ -344,11 +347,10 @@ int main(int argc, char** argv) {
       results.push_back(res);
     }
     // Each kriek variant against every peer, and the plain one against the packed one, from this process's runs.
-    const auto is_kriek = [](const Result& r) { return r.name.rfind("kriek", 0) == 0; };
     for (const Result& k : results) {
-      if (!is_kriek(k) || k.status != "ok") continue;
+      if (!names_kriek(k.name) || k.status != "ok") continue;
       for (const Result& r : results) {
-        if (&r == &k || r.status != "ok" || (is_kriek(r) && k.name != "kriek")) continue;
+        if (&r == &k || r.status != "ok" || (names_kriek(r.name) && k.name != "kriek")) continue;
         std::printf("%-14s %-12s / %-16s = %.2fx (same process, same inputs)\n", label.c_str(), k.name.c_str(),
                     r.name.c_str(), k.median / r.median);
       }
