@@ -353,9 +353,14 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
       // another (lines_per_set). Counted as rows, conv res5_3x3's filter blocks (1x1x64x64 in four 16-column
       // panels) stayed out of L1; held there for the 49 pixels, the pick took 0.66x the time, res5a_3x3s2's
       // 0.72-0.79x (res4_3x3's 1.04-1.18x until cost model 24 priced the reloads of its output tile per 32
-      // channels: its pick of before again).
+      // channels: its pick of before again). L2 keeps a way free for the lines that pass through it: an alias that
+      // fills every way of its sets loses its lines to them before it is read again, and reads them from L3 (the
+      // rhs of matmul 1024^3 packed in 16-column panels, 1024x256 of them in L2 at 16 lines a set, 16-way: 0.95x
+      // the time in 1024x128 blocks, 1 and 2 threads; in L1, misses cost an L2 read, and 8 panels in 8 ways ran
+      // faster than any copy, matmul 128x3072x768).
       const bool accumulated = is_output && cp.own && l == Level::L1;
-      const bool no_alias = !accumulated && info.ways > 0 && !t.contiguous && lines_per_set(t, info) > info.ways;
+      const std::int64_t room = l == Level::L2 ? info.ways - 1 : info.ways;
+      const bool no_alias = !accumulated && info.ways > 0 && !t.contiguous && lines_per_set(t, info) > room;
       for (const Layout& layout : distinct) {
         if (within && layout.kind != Layout::Kind::col_major) continue;
         if (no_alias && layout.same_placement(t.layout, t.shape)) continue;

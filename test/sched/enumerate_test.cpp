@@ -372,7 +372,7 @@ TEST_CASE("enumerate: a narrow rhs transposed into L1 from where it is or from i
   for (const MoveTo& t : only<MoveTo>(m)) CHECK(t.level == Level::RF);
 }
 
-TEST_CASE("enumerate: no alias keeps more strided rows, or panels, than the cache has ways", "[sched][enumerate]") {
+TEST_CASE("enumerate: no alias keeps more strided rows, or panels, than the cache has ways (L2 one fewer)", "[sched][enumerate]") {
   // The default targets' L1 is 12-way. A strided lhs of 13 rows of 8: no L1 alias but packing copies into L1;
   // 12 rows alias into L1; contiguous operands alias whatever their rows.
   Spec s = matmul({13, 8}, {8, 16});
@@ -407,6 +407,15 @@ TEST_CASE("enumerate: no alias keeps more strided rows, or panels, than the cach
   Spec rows = matmul({6, 64}, {64, 32});
   rows.operands[1].contiguous = false;
   CHECK_FALSE(contains(enumerate_actions(rows, avx512()), Action{MoveTo{1, Level::L1, Layout::row_major(), 0}}));
+  // L2 (16-way) keeps a way for the others: 15 panels of 1024 rows (a set's line each) alias into it, 16 do not.
+  const Action l2_alias{MoveTo{1, Level::L2, Layout::blocked(1, 16), 0}};
+  for (const std::int64_t n : {15, 16}) {
+    Spec tall = matmul({6, 1024}, {1024, 16 * n});
+    tall.operands[1].layout = Layout::blocked(1, 16);
+    tall.operands[1].contiguous = false;
+    INFO(n << " panels");
+    CHECK(contains(enumerate_actions(tall, avx512()), l2_alias) == (n < 16));
+  }
 }
 
 TEST_CASE("enumerate: every returned action applies, on random Specs and their subproblems", "[sched][enumerate]") {
