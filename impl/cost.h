@@ -78,7 +78,7 @@ struct CostModel {
 /// cost = base + sum_i weights[i] * cost(child i); peak = own + elementwise max of the children's peaks.
 struct NodeCost {
   Cost base = 0;
-  std::vector<Cost> weights;
+  PerOperand<Cost> weights;  ///< one per child (a few: held inline)
   MemoryUse own;
 };
 

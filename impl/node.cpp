@@ -47,7 +47,7 @@ std::vector<bool> unrolled_axes(const Spec& spec, const Loop& loop) {
   return unrolled;
 }
 
-std::vector<std::uint32_t> loop_body_masks(const std::vector<LoopAxis>& axes) {
+std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes) {
   std::uint32_t partial = 0;
   for (std::size_t a = 0; a < axes.size(); ++a) {
     if (axes[a].remainder() != 0) partial |= 1u << a;

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include <boost/container/static_vector.hpp>
+
 #include "impl/kernel.h"
 #include "impl/view.h"
 #include "spec/error.h"
@@ -31,6 +33,8 @@ struct LoopAxis {
   std::int64_t remainder() const { return extent % tile; }
   friend bool operator==(const LoopAxis&, const LoopAxis&) = default;
 };
+/// A loop's axes, held inline like OperandMap.
+using LoopAxes = boost::container::static_vector<LoopAxis, kMaxViewRank>;
 
 /// How one operand dimension follows the loop. axis < 0: the body sees the whole extent. Otherwise, in
 /// iteration i of that axis the body sees `extent(size)` elements from i*tile*step, where size is the axis's tile
@@ -44,7 +48,9 @@ struct DimMap {
   std::int64_t extent(std::int64_t size) const { return (size - 1) * step + 1 + halo; }
   friend bool operator==(const DimMap&, const DimMap&) = default;
 };
-using OperandMap = std::vector<DimMap>;
+/// Held inline (at most a view's rank of dimensions): the DP builds the loops of millions of actions, and a heap
+/// block per map was a large part of its time in malloc and free.
+using OperandMap = boost::container::static_vector<DimMap, kMaxViewRank>;
 
 /// A slide loop keeps one input's window in a buffer of its own, shifting the overlap between iterations and
 /// loading only the new part (the Kriek report's slide[k]).
@@ -61,9 +67,9 @@ struct SlideWindow {
 struct Loop {
   LoopKind kind = LoopKind::tile;
   bool parallel = false;
-  std::vector<LoopAxis> axes;
+  LoopAxes axes;
   /// One per operand of the Spec, one DimMap per operand dimension.
-  std::vector<OperandMap> operands;
+  PerOperand<OperandMap> operands;
   std::optional<SlideWindow> window;
   std::vector<std::uint32_t> body_masks;
 };
@@ -141,7 +147,7 @@ struct ImplNode {
 /// The Spec of a loop body for boundary pattern `mask`.
 Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask);
 /// The boundary patterns that occur for these axes, increasing (always contains 0).
-std::vector<std::uint32_t> loop_body_masks(const std::vector<LoopAxis>& axes);
+std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes);
 /// The Specs of a move's children: body, then prologue if load, then epilogue if store.
 std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);
 /// The Spec of a pipeline's head and tail.

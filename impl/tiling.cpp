@@ -3,14 +3,16 @@
 
 #include <vector>
 
+#include <boost/container/static_vector.hpp>
+
 #include "spec/error.h"
 
 namespace kriek {
 namespace {
 
 /// Dimensions in memory order, outermost first, for row- and column-major layouts.
-std::vector<std::size_t> physical_order(const Layout& layout, std::size_t rank) {
-  std::vector<std::size_t> order(rank);
+boost::container::static_vector<std::size_t, kMaxViewRank> physical_order(const Layout& layout, std::size_t rank) {
+  boost::container::static_vector<std::size_t, kMaxViewRank> order(rank);
   for (std::size_t i = 0; i < rank; ++i) order[i] = layout.kind == Layout::Kind::col_major ? rank - 1 - i : i;
   return order;
 }

@@ -33,7 +33,7 @@ bool layout_valid(const Layout& layout, std::size_t rank) {
 
 std::optional<Reduction> reduction_of(const Spec& spec, ReductionAxis axis) {
   const std::size_t n = spec.operands.size();
-  Reduction r{std::vector<DimMap>(n), std::vector<int>(n, -1), 0};
+  Reduction r{PerOperand<DimMap>(n), PerOperand<int>(n, -1), 0};
   auto follow = [&](std::size_t operand, std::size_t dim, std::int64_t halo) {
     r.dim[operand] = static_cast<int>(dim);
     r.map[operand] = DimMap{0, halo, 1};

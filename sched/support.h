@@ -41,8 +41,8 @@ enum class ReductionAxis : std::uint8_t { main = 0, filter_rows = 1, filter_colu
 /// A reduction an op can split: how each operand follows it (DimMap with axis 0, or whole), and its extent.
 /// A conv's taps move its image by one row (column) per tap, over a window of (OH - 1) * stride more rows.
 struct Reduction {
-  std::vector<DimMap> map;  ///< per operand: the dimension that follows the reduction, axis -1 for none
-  std::vector<int> dim;     ///< per operand: that dimension's index, -1 for none
+  PerOperand<DimMap> map;  ///< per operand: the dimension that follows the reduction, axis -1 for none
+  PerOperand<int> dim;     ///< per operand: that dimension's index, -1 for none
   std::int64_t extent = 0;
 };
 /// The reduction `axis` of the Spec, or nullopt for ops without it (elementwise ops, Compose, Conv's rank-2 form

@@ -25,11 +25,11 @@ DimMap windowed(const DimMap& m, std::int64_t stride, std::int64_t filter) {
 }
 
 /// Input maps of one primitive op with input shapes `in` and output shape `out` whose map is `o`.
-std::vector<OperandMap> input_maps(const PrimitiveOp& op, const std::vector<Shape>& in, const Shape& out,
+PerOperand<OperandMap> input_maps(const PrimitiveOp& op, std::span<const Shape> in, const Shape& out,
                                    const OperandMap& o) {
   return std::visit(
       overloaded{
-          [&](const Matmul&) -> std::vector<OperandMap> {
+          [&](const Matmul&) -> PerOperand<OperandMap> {
             const std::size_t r = out.size();
             OperandMap a(r, kWhole), b(r, kWhole);
             if (r == 3) a[0] = b[0] = o[0];
@@ -37,7 +37,7 @@ std::vector<OperandMap> input_maps(const PrimitiveOp& op, const std::vector<Shap
             b[r - 1] = o[r - 1];
             return {a, b};
           },
-          [&](const Conv& conv) -> std::vector<OperandMap> {
+          [&](const Conv& conv) -> PerOperand<OperandMap> {
             const ConvGeometry g = conv_geometry(conv, in[0], in[1]);
             const std::size_t h = g.row_dim;  // image and output dimension of the rows
             OperandMap im(g.rank, kWhole), fm(in[1].size(), kWhole);
@@ -47,11 +47,11 @@ std::vector<OperandMap> input_maps(const PrimitiveOp& op, const std::vector<Shap
             fm.back() = o.back();
             return {im, fm};
           },
-          [&](const Move&) -> std::vector<OperandMap> { return {o}; },
-          [&](const Zero&) -> std::vector<OperandMap> { return {}; },
-          [&](const Unary&) -> std::vector<OperandMap> { return {o}; },
-          [&](const Binary&) -> std::vector<OperandMap> {
-            std::vector<OperandMap> maps;
+          [&](const Move&) -> PerOperand<OperandMap> { return {o}; },
+          [&](const Zero&) -> PerOperand<OperandMap> { return {}; },
+          [&](const Unary&) -> PerOperand<OperandMap> { return {o}; },
+          [&](const Binary&) -> PerOperand<OperandMap> {
+            PerOperand<OperandMap> maps;
             for (const Shape& s : in) {
               OperandMap m = o;
               for (std::size_t d = 0; d < s.size(); ++d) {
@@ -61,7 +61,7 @@ std::vector<OperandMap> input_maps(const PrimitiveOp& op, const std::vector<Shap
             }
             return maps;
           },
-          [&](const ReduceSum& r) -> std::vector<OperandMap> {
+          [&](const ReduceSum& r) -> PerOperand<OperandMap> {
             OperandMap m;
             for (std::size_t d = 0; d < in[0].size(); ++d) {
               if (d == r.axis) m.push_back(kWhole);
@@ -74,14 +74,14 @@ std::vector<OperandMap> input_maps(const PrimitiveOp& op, const std::vector<Shap
 
 /// The map of every operand of `spec` when its output follows `out_map` (one DimMap per output dimension);
 /// expects a valid Spec (shapes agree).
-std::vector<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out_map) {
-  std::vector<OperandMap> maps(spec.operands.size());
+PerOperand<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out_map) {
+  PerOperand<OperandMap> maps(spec.operands.size());
   maps.back() = out_map;
   const auto* c = std::get_if<Compose>(&spec.op);
   if (c == nullptr) {
-    std::vector<Shape> in;
+    PerOperand<Shape> in;
     for (const auto& t : spec.inputs()) in.push_back(t.shape);
-    auto im = input_maps(*primitive(spec.op), in, spec.output().shape, out_map);
+    auto im = input_maps(*primitive(spec.op), span_of(in), spec.output().shape, out_map);
     for (std::size_t i = 0; i < im.size(); ++i) maps[i] = std::move(im[i]);
     return maps;
   }
@@ -97,12 +97,12 @@ std::vector<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out
   OperandMap o = out_map;
   for (std::size_t s = c->stages.size(); s-- > 0;) {
     const PrimitiveOp& stage = c->stages[s];
-    std::vector<Shape> in;
+    PerOperand<Shape> in;
     if (s > 0) in.push_back(mids[s - 1]);
     const std::size_t externals = input_count(stage) - (s > 0);
     for (std::size_t j = 0; j < externals; ++j) in.push_back(shapes[first[s] + j]);
     const Shape& out = s + 1 < c->stages.size() ? mids[s] : spec.output().shape;
-    auto im = input_maps(stage, in, out, o);
+    auto im = input_maps(stage, span_of(in), out, o);
     for (std::size_t j = 0; j < externals; ++j) maps[first[s] + j] = std::move(im[j + (s > 0)]);
     if (s > 0) o = std::move(im[0]);
   }
@@ -110,7 +110,7 @@ std::vector<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out
 }
 
 /// The output map of a loop whose axes are the output dimensions where `tile` is below the extent, in order.
-OperandMap output_axes(const Shape& output, const Shape& tile, std::vector<LoopAxis>& axes) {
+OperandMap output_axes(const Shape& output, const Shape& tile, LoopAxes& axes) {
   OperandMap m(output.size(), kWhole);
   for (std::size_t d = 0; d < output.size(); ++d) {
     if (tile[d] >= output[d]) continue;

@@ -29,18 +29,18 @@ double primitive_flops(const PrimitiveOp& op, std::span<const Shape> inputs, con
 }  // namespace
 
 double flop_count(const Spec& spec, std::int64_t lanes) {
-  std::vector<Shape> inputs;
+  PerOperand<Shape> inputs;
   for (const TensorSpec& t : spec.inputs()) inputs.push_back(t.shape);
   const auto* c = std::get_if<Compose>(&spec.op);
-  if (!c) return primitive_flops(*primitive(spec.op), inputs, spec.output().shape, lanes);
-  const auto mids = compose_intermediate_shapes(*c, inputs);
+  if (!c) return primitive_flops(*primitive(spec.op), span_of(inputs), spec.output().shape, lanes);
+  const auto mids = compose_intermediate_shapes(*c, span_of(inputs));
   double total = 0;
   std::size_t next = 0;
   for (std::size_t i = 0; i < c->stages.size(); ++i) {
-    std::vector<Shape> args;
+    PerOperand<Shape> args;
     if (i > 0) args.push_back(mids[i - 1]);
     while (args.size() < input_count(c->stages[i])) args.push_back(inputs[next++]);
-    total += primitive_flops(c->stages[i], args, i + 1 < c->stages.size() ? mids[i] : spec.output().shape, lanes);
+    total += primitive_flops(c->stages[i], span_of(args), i + 1 < c->stages.size() ? mids[i] : spec.output().shape, lanes);
   }
   return total;
 }

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
 #include <boost/container_hash/hash.hpp>
 #include <cereal/types/vector.hpp>
 
@@ -16,6 +17,16 @@
 namespace kriek {
 
 struct Target;
+
+/// A value per operand of a Spec, held inline for the usual three or four: the DP computes such lists for millions
+/// of actions, and a heap block each was a large part of its time in malloc and free.
+template <class T>
+using PerOperand = boost::container::small_vector<T, 4>;
+/// Its elements as a span (its iterators are not raw pointers, so std::span does not take it as a range).
+template <class T>
+std::span<const T> span_of(const PerOperand<T>& v) {
+  return {v.data(), v.size()};
+}
 
 struct Spec {
   Op op;

@@ -68,8 +68,15 @@ struct Synthesizer::Job {
   bool transplanted = false;
   std::vector<Action> actions;
   std::vector<NodeCost> costs;
-  /// Per action; nullopt when the action's own buffers exceed a capacity (it makes no candidates).
-  std::vector<std::optional<std::vector<Slot*>>> children;
+  /// The memo entries of every action's children, action after action: action a's are [first[a], first[a + 1]).
+  /// One list for all (a list per action was a heap block per action).
+  std::vector<Slot*> children;
+  std::vector<std::uint32_t> first;
+  /// Per action: its own buffers fit the capacities (otherwise it makes no candidates and asks for no child).
+  std::vector<bool> fits;
+  std::span<Slot* const> children_of(std::size_t a) const {
+    return {children.data() + first[a], children.data() + first[a + 1]};
+  }
   std::atomic<std::int64_t> remaining{1};
 };
 
@@ -184,21 +191,28 @@ void Synthesizer::search(Job* j, std::vector<Action> actions) {
   // Counted once per Spec: a shared counter bumped per action bounces its cache line between the cores.
   stats_.actions_tried.fetch_add(j->actions.size(), std::memory_order_relaxed);
   j->costs.assign(j->actions.size(), NodeCost{});
-  j->children.assign(j->actions.size(), std::nullopt);
+  j->children.clear();
+  j->children.reserve(2 * j->actions.size());
+  j->first.assign(1, 0);
+  j->first.reserve(j->actions.size() + 1);
+  j->fits.assign(j->actions.size(), false);
   std::vector<std::pair<const Spec*, Slot*>> asks;
+  asks.reserve(2 * j->actions.size());
   for (std::size_t a = 0; a < j->actions.size(); ++a) {
     ExpandResult expanded = expand(j->actions[a], spec, target_);
     const auto* ex = std::get_if<Expansion>(&expanded);
     KRIEK_ASSERT(ex, "enumerated action ", action_text(j->actions[a]), " does not apply: ",
                  std::get<NotApplicable>(expanded).reason);
     j->costs[a] = node_cost(spec, ex->kind, ex->children, target_, model_);
-    if (!j->costs[a].own.fits(capacity_)) continue;
-    std::vector<Slot*>& kids = j->children[a].emplace();
-    for (const Spec& c : ex->children) {
-      const auto e = entry(c);
-      kids.push_back(e.second);
-      asks.push_back(e);
+    if (j->costs[a].own.fits(capacity_)) {
+      j->fits[a] = true;
+      for (const Spec& c : ex->children) {
+        const auto e = entry(c);
+        j->children.push_back(e.second);
+        asks.push_back(e);
+      }
     }
+    j->first.push_back(static_cast<std::uint32_t>(j->children.size()));
   }
   await(j, asks);
 }
@@ -234,12 +248,13 @@ void Synthesizer::finish(Job* j) {
   order.reserve(job->actions.size());
   for (std::size_t a = 0; a < job->actions.size(); ++a) {
     folded[a].nc = std::move(job->costs[a]);
-    if (!job->children[a]) continue;
+    if (!job->fits[a]) continue;
     ActionBound b{folded[a].nc.base, folded[a].nc.own, static_cast<std::uint32_t>(a)};
     MemoryUse children_least;
     bool solvable = true;
-    for (std::size_t i = 0; i < job->children[a]->size() && solvable; ++i) {
-      const Slot& c = *(*job->children[a])[i];
+    const std::span<Slot* const> kids = job->children_of(a);
+    for (std::size_t i = 0; i < kids.size() && solvable; ++i) {
+      const Slot& c = *kids[i];
       solvable = c.entries > 0;
       if (solvable) {
         b.cost += folded[a].nc.weights[i] * c.cheapest;
@@ -262,7 +277,7 @@ void Synthesizer::finish(Job* j) {
     child.clear();
     least.clear();
     held.clear();
-    for (const Slot* c : *job->children[b.action]) {
+    for (const Slot* c : job->children_of(b.action)) {
       held.push_back(frontier_of(*c));
       child.push_back(held.back()->points());
       least.push_back(c->least_peak);

@@ -108,12 +108,12 @@ TEST_CASE("cost: a loop costs its bodies as often as they run, plus its iteratio
   const ImplPtr loop = loop_of(s, matmul_tile(s, 4, 8), hole);
   REQUIRE(loop->children.size() == 2);
   const NodeCost nc = node_cost(*loop, avx512(), m);
-  CHECK(nc.weights == std::vector<Cost>{2, 1});
+  CHECK(nc.weights == PerOperand<Cost>{2, 1});
   CHECK(nc.base == 3 * m.loop_iteration);
   // A parallel loop spreads its iterations over the cores and pays for the launch.
   const ImplPtr par = loop_of(s, matmul_tile(s, 4, 8, true), hole);
   const NodeCost pc = node_cost(*par, avx512(), m);
-  CHECK(pc.weights == std::vector<Cost>{1, 1});
+  CHECK(pc.weights == PerOperand<Cost>{1, 1});
   CHECK(pc.base == 2 * m.loop_iteration + m.parallel_launch);
 }
 

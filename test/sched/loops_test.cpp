@@ -120,7 +120,7 @@ TEST_CASE("tile_out leaves boundary bodies when the tile does not divide", "[sch
   CHECK(n->children[3]->spec.output().shape == Shape{2, 1});
   const auto& loop = std::get<Loop>(n->kind);
   CHECK(loop.kind == LoopKind::tile);
-  CHECK(loop.axes == std::vector<LoopAxis>{{10, 4}, {7, 3}});
+  CHECK(loop.axes == LoopAxes{{10, 4}, {7, 3}});
   // Only tiled dimensions get an axis.
   CHECK(std::get<Loop>(applied(TileOut{{10, 3}}, matmul({10, 6}, {6, 7}))->kind).axes.size() == 1);
 }
