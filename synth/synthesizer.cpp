@@ -37,6 +37,10 @@ struct Synthesizer::Slot {
   /// Once done: the frontier, packed (the points folds read, the decisions as the table encodes them), or null
   /// when a memory budget spilled it (then at spill_at, spill_bytes of the spill file; frontier_of reads it back).
   std::atomic<std::shared_ptr<const PackedFrontier>> packed;
+  /// The same frontier without its reference count, for folds when no memory budget can spill it (then it lives
+  /// as long as the memo): a reference taken and dropped per child and fold bounced the count's cache line, and the
+  /// atomic shared_ptr's lock, between the cores.
+  const PackedFrontier* resident = nullptr;
   std::uint64_t spill_at = 0;
   std::uint64_t spill_bytes = 0;
   /// Set with the frontier, kept when it is spilled (what a parent's bounds read): its entry count, its cheapest
@@ -50,7 +54,9 @@ struct Synthesizer::Slot {
     entries = frontier.size();
     cheapest = frontier.empty() ? 0 : frontier.points().front().cost;
     least_peak = kriek::least_peak(frontier.points());
-    packed.store(std::make_shared<const PackedFrontier>(std::move(frontier)), std::memory_order_release);
+    auto p = std::make_shared<const PackedFrontier>(std::move(frontier));
+    resident = p.get();
+    packed.store(std::move(p), std::memory_order_release);
   }
 };
 
@@ -278,8 +284,9 @@ void Synthesizer::finish(Job* j) {
     least.clear();
     held.clear();
     for (const Slot* c : job->children_of(b.action)) {
-      held.push_back(frontier_of(*c));
-      child.push_back(held.back()->points());
+      const PackedFrontier* p = c->resident;
+      if (options_.max_memory > 0) p = held.emplace_back(frontier_of(*c)).get();
+      child.push_back(p->points());
       least.push_back(c->least_peak);
     }
     Folded& f = folded[b.action];

@@ -22,6 +22,7 @@
 #include "cache/reconstruct.h"
 #include "cache/table.h"
 #include "synth/sparse.h"
+#include "synth/striped_counter.h"
 
 namespace kriek {
 
@@ -36,7 +37,7 @@ struct SynthOptions {
   /// is exactly the same either way; off only to test that.
   bool prune = true;
   /// Resident bytes past which solved frontiers leave memory for a temporary spill file, read back when a fold or a
-  /// save needs them (0: never). Checked every kBudgetPeriod solved Specs; the frontiers are the same either way.
+  /// save needs them (0: never). Checked every kBudgetPeriod Specs a thread solves; the frontiers are the same either way.
   std::int64_t max_memory = 0;
   /// The report's sparse DP on this grid (synth/sparse.h): Specs off the grid are solved from the tilings of a
   /// solved neighbour, not exhaustively. Frontiers are then estimates: faster searches, possibly slower kernels
@@ -49,23 +50,23 @@ struct SynthOptions {
   bool every_class = false;
 };
 
-/// Solved Specs between two checks of SynthOptions::max_memory.
+/// Specs one thread solves between two checks of SynthOptions::max_memory.
 inline constexpr std::uint64_t kBudgetPeriod = 256;
 
 /// Counters of a search, readable while it runs (for a progress line).
 struct SynthStats {
-  std::atomic<std::uint64_t> specs_solved{0};
+  StripedCounter specs_solved;
   /// Specs whose solving has started (searched or read from the table); started - solved - loaded are pending.
-  std::atomic<std::uint64_t> specs_started{0};
-  std::atomic<std::uint64_t> actions_tried{0};
-  std::atomic<std::uint64_t> frontier_entries{0};
-  std::atomic<std::uint64_t> specs_loaded{0};
+  StripedCounter specs_started;
+  StripedCounter actions_tried;
+  StripedCounter frontier_entries;
+  StripedCounter specs_loaded;
   /// Actions whose children were solved but whose fold a bound showed useless.
-  std::atomic<std::uint64_t> actions_pruned{0};
+  StripedCounter actions_pruned;
   /// Frontiers moved to the spill file to keep within SynthOptions::max_memory.
-  std::atomic<std::uint64_t> specs_spilled{0};
+  StripedCounter specs_spilled;
   /// Specs solved from their sparse anchor's decisions only (SynthOptions::sparse), among specs_solved.
-  std::atomic<std::uint64_t> specs_transplanted{0};
+  StripedCounter specs_transplanted;
 };
 
 /// One legal action of a Spec and the cheapest Impl it completes to within memory limits.
