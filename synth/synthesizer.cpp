@@ -366,6 +366,7 @@ void Synthesizer::keep_budget() {
     p->spill(raw);
     s->spill_at = memo_->spill->append(raw);
     s->spill_bytes = raw.size();
+    s->resident = nullptr;  // never read under a budget; not left dangling either
     s->packed.store(nullptr, std::memory_order_release);
     stats_.specs_spilled.fetch_add(1, std::memory_order_relaxed);
   }
