@@ -1,8 +1,6 @@
 // Contiguity and alignment of tiles.
 #include "impl/tiling.h"
 
-#include <vector>
-
 #include <boost/container/static_vector.hpp>
 
 #include "spec/error.h"
@@ -10,9 +8,11 @@
 namespace kriek {
 namespace {
 
+using DimOrder = boost::container::static_vector<std::size_t, kMaxViewRank>;
+
 /// Dimensions in memory order, outermost first, for row- and column-major layouts.
-boost::container::static_vector<std::size_t, kMaxViewRank> physical_order(const Layout& layout, std::size_t rank) {
-  boost::container::static_vector<std::size_t, kMaxViewRank> order(rank);
+DimOrder physical_order(const Layout& layout, std::size_t rank) {
+  DimOrder order(rank);
   for (std::size_t i = 0; i < rank; ++i) order[i] = layout.kind == Layout::Kind::col_major ? rank - 1 - i : i;
   return order;
 }

@@ -36,4 +36,5 @@ awk '{ spec = $0; sub(/^spec="/, "", spec); sub(/".*/, "", spec)
        if (!(spec in seen)) { seen[spec] = 1; order[++n] = spec } }
      END { for (i = 1; i <= n; ++i) { s = order[i]
              if (t[s, 1] > 0 && t[s, 2] > 0)
-               printf "speedup spec=\"%s\" 2_threads=%.2fx cpu_2_over_1=%.2f\n", s, t[s, 1] / t[s, 2], c[s, 2] / c[s, 1] } }' "$out"
+               printf "speedup spec=\"%s\" 2_threads=%.2fx cpu_2_over_1=%.2f\n", s, t[s, 1] / t[s, 2],
+                      c[s, 2] / c[s, 1] } }' "$out"

@@ -40,7 +40,8 @@ double flop_count(const Spec& spec, std::int64_t lanes) {
     PerOperand<Shape> args;
     if (i > 0) args.push_back(mids[i - 1]);
     while (args.size() < input_count(c->stages[i])) args.push_back(inputs[next++]);
-    total += primitive_flops(c->stages[i], span_of(args), i + 1 < c->stages.size() ? mids[i] : spec.output().shape, lanes);
+    const Shape& out = i + 1 < c->stages.size() ? mids[i] : spec.output().shape;
+    total += primitive_flops(c->stages[i], span_of(args), out, lanes);
   }
   return total;
 }

@@ -75,11 +75,10 @@ struct Synthesizer::Job {
   std::vector<Action> actions;
   std::vector<NodeCost> costs;
   /// The memo entries of every action's children, action after action: action a's are [first[a], first[a + 1]).
-  /// One list for all (a list per action was a heap block per action).
+  /// One list for all (a list per action was a heap block per action). An action whose own buffers exceed a
+  /// capacity asks for none and makes no candidates.
   std::vector<Slot*> children;
   std::vector<std::uint32_t> first;
-  /// Per action: its own buffers fit the capacities (otherwise it makes no candidates and asks for no child).
-  std::vector<bool> fits;
   std::span<Slot* const> children_of(std::size_t a) const {
     return {children.data() + first[a], children.data() + first[a + 1]};
   }
@@ -201,7 +200,6 @@ void Synthesizer::search(Job* j, std::vector<Action> actions) {
   j->children.reserve(2 * j->actions.size());
   j->first.assign(1, 0);
   j->first.reserve(j->actions.size() + 1);
-  j->fits.assign(j->actions.size(), false);
   std::vector<std::pair<const Spec*, Slot*>> asks;
   asks.reserve(2 * j->actions.size());
   for (std::size_t a = 0; a < j->actions.size(); ++a) {
@@ -211,7 +209,6 @@ void Synthesizer::search(Job* j, std::vector<Action> actions) {
                  std::get<NotApplicable>(expanded).reason);
     j->costs[a] = node_cost(spec, ex->kind, ex->children, target_, model_);
     if (j->costs[a].own.fits(capacity_)) {
-      j->fits[a] = true;
       for (const Spec& c : ex->children) {
         const auto e = entry(c);
         j->children.push_back(e.second);
@@ -254,7 +251,7 @@ void Synthesizer::finish(Job* j) {
   order.reserve(job->actions.size());
   for (std::size_t a = 0; a < job->actions.size(); ++a) {
     folded[a].nc = std::move(job->costs[a]);
-    if (!job->fits[a]) continue;
+    if (!folded[a].nc.own.fits(capacity_)) continue;
     ActionBound b{folded[a].nc.base, folded[a].nc.own, static_cast<std::uint32_t>(a)};
     MemoryUse children_least;
     bool solvable = true;

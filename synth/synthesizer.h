@@ -37,7 +37,8 @@ struct SynthOptions {
   /// is exactly the same either way; off only to test that.
   bool prune = true;
   /// Resident bytes past which solved frontiers leave memory for a temporary spill file, read back when a fold or a
-  /// save needs them (0: never). Checked every kBudgetPeriod Specs a thread solves; the frontiers are the same either way.
+  /// save needs them (0: never). Checked every kBudgetPeriod Specs a thread solves; the frontiers are the same
+  /// either way.
   std::int64_t max_memory = 0;
   /// The report's sparse DP on this grid (synth/sparse.h): Specs off the grid are solved from the tilings of a
   /// solved neighbour, not exhaustively. Frontiers are then estimates: faster searches, possibly slower kernels

@@ -64,10 +64,10 @@ double allowed_cpus_busy_ms(int* ncpus) {
   return ticks * 1e3 / double(sysconf(_SC_CLK_TCK));
 }
 
-// A seed from text (FNV-1a), the same in every process and build.
 /// True for kriek's runners and results (kriek, kriek-packed, ...), which the peers are compared against.
 bool names_kriek(const std::string& name) { return name.rfind("kriek", 0) == 0; }
 
+// A seed from text (FNV-1a), the same in every process and build.
 std::uint64_t seed(const std::string& text) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;

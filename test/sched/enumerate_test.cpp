@@ -372,7 +372,7 @@ TEST_CASE("enumerate: a narrow rhs transposed into L1 from where it is or from i
   for (const MoveTo& t : only<MoveTo>(m)) CHECK(t.level == Level::RF);
 }
 
-TEST_CASE("enumerate: no alias keeps more strided rows, or panels, than the cache has ways (L2 one fewer)", "[sched][enumerate]") {
+TEST_CASE("enumerate: an alias holds no more strided rows or panels than the ways, L2 one less", "[sched][enumerate]") {
   // The default targets' L1 is 12-way. A strided lhs of 13 rows of 8: no L1 alias but packing copies into L1;
   // 12 rows alias into L1; contiguous operands alias whatever their rows.
   Spec s = matmul({13, 8}, {8, 16});
