@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <new>
 #include <thread>
 
 #include <catch2/catch.hpp>
+#include <oneapi/tbb/global_control.h>
 
 #include "cache/compaction.h"
 #include "helpers.h"
@@ -33,6 +35,11 @@ void require_intact(const std::filesystem::path& path, const std::vector<SpecFro
 /// it was killed mid-write (false: it finished first, and the test is inconclusive).
 template <class F>
 bool kill_mid_write(const std::filesystem::path& path, std::uint64_t bytes, F work) {
+  // A forked child has no thread but the caller; a parallel_for in it (the writer's page compression) that found
+  // the TBB workers the parent had started (its own writes before) waited for them forever, and so did the test.
+  // Joining them first makes the child's first parallel algorithm start its own.
+  oneapi::tbb::task_scheduler_handle workers{oneapi::tbb::attach{}};
+  REQUIRE(oneapi::tbb::finalize(workers, std::nothrow));
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
@@ -57,6 +64,8 @@ bool kill_mid_write(const std::filesystem::path& path, std::uint64_t bytes, F wo
     if (!killed && ::waitpid(child, &status, WNOHANG) == child) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  // A child that never wrote enough is killed too, so that the test fails instead of waiting for it.
+  if (!killed) ::kill(child, SIGKILL);
   int status = 0;
   ::waitpid(child, &status, 0);
   return killed && WIFSIGNALED(status);
