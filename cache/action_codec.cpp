@@ -45,7 +45,7 @@ void save_action(ByteWriter& ar, const Action& action) {
                         [&](const Split& a) { tag(ar, ActionTag::split), ar(a.k, a.axis); },
                         [&](const Slide& a) { tag(ar, ActionTag::slide), ar(a.dim, a.size, a.level, a.layout); },
                         [&](const MoveTo& a) {
-                          tag(ar, ActionTag::move_to), ar(a.operand, a.level, a.layout, a.vector_size);
+                          tag(ar, ActionTag::move_to), ar(a.operand, a.level, a.layout, a.vector_size, a.copy);
                         },
                         [&](const ToAccum&) { tag(ar, ActionTag::to_accum); },
                         [&](const Bufferize& a) { tag(ar, ActionTag::bufferize), ar(a.cut, a.level, a.layout); },
@@ -82,7 +82,7 @@ Action load_action(cereal::BinaryInputArchive& ar) {
     }
     case ActionTag::move_to: {
       MoveTo a;
-      ar(a.operand, a.level, a.layout, a.vector_size);
+      ar(a.operand, a.level, a.layout, a.vector_size, a.copy);
       return a;
     }
     case ActionTag::to_accum: return ToAccum{};

@@ -43,8 +43,9 @@ std::string text(const Action& action, const Spec* spec) {
                               << layout_text(a.layout);
                         },
                         [&](const MoveTo& a) {
+                          // A copy keeps the operand's own layout, which the REPL's `copy` implies.
                           out << "move " << operand_word(a.operand, spec) << ' ' << level_name(a.level) << ' '
-                              << layout_text(a.layout);
+                              << (a.copy ? "copy" : layout_text(a.layout));
                           if (a.vector_size != 0) out << " v" << a.vector_size;
                         },
                         [&](const ToAccum&) { out << "to_accum"; },

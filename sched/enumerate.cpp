@@ -302,12 +302,20 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
     // innermost dimension blocked into panels of one cache line (Target::panel_elements). Outputs are not packed.
     std::vector<Layout> layouts{t.layout};
     const bool transpose = !conv && i == 1 && narrow_rhs(spec, target);
+    // A matmul's lhs is broadcast one element at a time: packed, its rows stay rows (a strided tile copied
+    // contiguously in its own placement, MoveTo::copy), not 16-column panels. Panels of R rows lie R lines apart,
+    // so a tile's rows in successive panels share L1 sets when R is a multiple of 64: matmul 384x768x3072 (one
+    // core), the DP's pick packed 384x256 blocks of A in panels and ran at 67 GFLOP/s; the same tree with the
+    // blocks copied row-major at 91 (0.74x the time, alternating), priced alike.
+    const bool matmul_lhs = !conv && i == 0 && std::holds_alternative<Matmul>(spec.op);
     if (!is_output) {
       // A conv packs its image row-major (to_matmul reads its channels as K) and its filters into panels of
       // output channels (oneDNN's Ohwi8o..64o), nothing else.
       const bool panels = t.rank() >= 2 && width > 1;
       if (!(conv && i == 1 && panels)) layouts.push_back(Layout::row_major());
-      if (panels && !(conv && i == 0)) layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), target.panel_elements(t.dtype)));
+      if (panels && !(conv && i == 0) && !matmul_lhs) {
+        layouts.push_back(Layout::blocked(static_cast<std::uint8_t>(t.rank() - 1), target.panel_elements(t.dtype)));
+      }
       if (transpose) layouts.push_back(Layout::col_major());
     }
     // Drop layouts that place this shape's elements like an earlier one.
@@ -365,6 +373,14 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
         if (within && layout.kind != Layout::Kind::col_major) continue;
         if (no_alias && layout.same_placement(t.layout, t.shape)) continue;
         MoveTo m{op, l, layout, 0};
+        if (!move_to_fails(m, spec, target)) out.emplace_back(m);
+      }
+      // The lhs's packing copy (above). Not offered for the other inputs: a matmul's rhs tile of 768x64 copied
+      // so (one 256-byte run per k-row, oneDNN's BA16a64b) measured 1.015-1.02x the GFLOP/s of four 16-column
+      // panels, but offered for every strided input at L1 and L2 the copies made 300x700x500's search solve
+      // 1.48x the Specs in 1.75x the time (only for rhs tiles of 17-64 columns into L2: 1.11x, 1.16x).
+      if (matmul_lhs && !t.contiguous) {
+        MoveTo m{op, l, t.layout, 0, true};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);
       }
     }

@@ -8,9 +8,14 @@ namespace {
 
 using namespace sched_detail;
 
-bool is_alias(const MoveTo& a, const TensorSpec& t, const Target& target) {
+/// Whether a move into `a.level` in `a.layout` keeps every element where it is (a cache, the same placement).
+bool keeps_placement(const MoveTo& a, const TensorSpec& t, const Target& target) {
   return !target.level(a.level).addressed && a.level != t.level && a.vector_size == 0 &&
          t.layout.same_placement(a.layout, t.shape);
+}
+
+bool is_alias(const MoveTo& a, const TensorSpec& t, const Target& target) {
+  return !a.copy && keeps_placement(a, t, target);
 }
 
 /// True when each row of memory tensor `t` is one run in row-major order (register panels load and store rows):
@@ -162,6 +167,12 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
   }
   if (a.level == Level::VRF) {
     if (Why w = vector_kernel_fails(spec, a.operand, width, panels)) return w;
+  }
+  if (a.copy && !(keeps_placement(a, t, target) && !t.contiguous)) {
+    return not_applicable("move_to", 12, "copy packs a strided operand into a cache in its own placement, where a ",
+                          "move would alias it; operand ", int(a.operand), " is ",
+                          t.contiguous ? "contiguous" : "strided", " in ", level_name(t.level), ", ",
+                          layout_text(t.layout), ", moved to ", level_name(a.level), " ", layout_text(a.layout));
   }
   if (is_move) {
     const Level other = spec.operands[1 - a.operand].level;

@@ -32,10 +32,12 @@ namespace kriek {
 ///       whole registers when its image and filters are in memory and its output channels a multiple of the
 ///       vector size (to_matmul makes it bcast_fma's);
 ///   (11) in a Move Spec, the level is faster than both operands' (the prologue or epilogue the move makes is
-///       itself a Move Spec, which must be smaller than this one).
-/// A move to a cache level (L2, L1) that keeps the placement of elements is an alias: dest is the operand at the
-/// new level, nothing else changes, no prologue or epilogue. Otherwise dest is a fresh aligned, contiguous
-/// buffer with a load prologue for inputs and accumulating outputs and a store epilogue for the output.
+///       itself a Move Spec, which must be smaller than this one);
+///   (12) `copy` only where the move would otherwise be an alias (a cache level, the operand's own placement)
+///       and the operand is strided: the copy packs its rows into one contiguous buffer.
+/// A move to a cache level (L2, L1) that keeps the placement of elements is an alias unless `copy`: dest is the
+/// operand at the new level, nothing else changes, no prologue or epilogue. Otherwise dest is a fresh aligned,
+/// contiguous buffer with a load prologue for inputs and accumulating outputs and a store epilogue for the output.
 ExpandResult expand_move_to(const MoveTo& action, const Spec& spec, const Target& target);
 
 /// The failed precondition of expand_move_to, or nullopt when it applies (builds no node).

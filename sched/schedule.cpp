@@ -121,6 +121,17 @@ Schedule Schedule::move_output(Level level, Layout layout, std::uint32_t vector_
   return move(spec.operands.size() - 1, level, layout, vector_size);
 }
 
+Schedule Schedule::copy_input(std::size_t input, Level level) const {
+  const Spec& spec = kriek::holes(impl_).at(focus_index("copy_input"))->spec;
+  if (input >= spec.input_count()) {
+    std::ostringstream out;
+    out << "copy_input: input " << input << " does not exist; " << spec << " has " << spec.input_count()
+        << " inputs";
+    throw UserError(out.str());
+  }
+  return apply(MoveTo{static_cast<std::uint8_t>(input), level, spec.operands[input].layout, 0, true});
+}
+
 Schedule Schedule::to_accum() const { return apply(ToAccum{}); }
 
 Schedule Schedule::bufferize(std::uint8_t cut, Level level, Layout layout) const {

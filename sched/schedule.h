@@ -51,6 +51,9 @@ class Schedule {
   Schedule move_input(std::size_t input, Level level, Layout layout = Layout::row_major(),
                       std::uint32_t vector_size = 0) const;
   Schedule move_output(Level level, Layout layout = Layout::row_major(), std::uint32_t vector_size = 0) const;
+  /// Packs strided input `input` into a contiguous buffer at cache `level` in its own placement (MoveTo::copy),
+  /// where move_input would alias it.
+  Schedule copy_input(std::size_t input, Level level) const;
   Schedule to_accum() const;
   Schedule bufferize(std::uint8_t cut, Level level, Layout layout = Layout::row_major()) const;
   Schedule select(KernelKind kernel) const;

@@ -74,7 +74,11 @@ std::vector<std::string> complete_slide(const ReplSession&, std::size_t i) {
 }
 std::vector<std::string> complete_move(const ReplSession& s, std::size_t i) {
   if (i == 1) return level_words();
-  if (i == 2) return layout_words();
+  if (i == 2) {
+    std::vector<std::string> words = layout_words();
+    words.push_back("copy");
+    return words;
+  }
   std::vector<std::string> out;
   const std::size_t inputs =
       s.states.empty() || !s.current().focused() ? 2 : s.current().focused()->spec.input_count();
@@ -150,6 +154,10 @@ void run_move(ReplSession& s, const Words& words, const std::string& line, std::
     user_error("move takes in0, in1, ... or out, got '", who, "'");
   }
   const Level level = level_arg(words[2]);
+  if (words.size() > 3 && words.back() == "copy") {
+    if (who == "out") user_error("move out ... copy: only an input is packed in its own placement");
+    return s.push(s.current().copy_input(operand, level), line, out);
+  }
   const Layout layout = layout_arg(words, 3);
   s.push(who == "out" ? s.current().move_output(level, layout) : s.current().move_input(operand, level, layout), line,
          out);
@@ -319,8 +327,10 @@ const std::vector<ReplCommand>& repl_commands() {
        1, 2, nullptr, run_split},
       {"slide", "DIM SIZE [LEVEL] [LAYOUT]", "sliding window over a conv image dimension", 2, 4, complete_slide,
        run_slide},
-      {"move", "in0|in1|...|out LEVEL [LAYOUT]", "move an operand to a faster level (or pack it)", 2, 3,
-       complete_move, run_move},
+      {"move", "in0|in1|...|out LEVEL [LAYOUT | copy]",
+       "move an operand to a faster level (or pack it); copy packs a strided input into a cache in its own "
+       "placement, where the move would alias it",
+       2, 3, complete_move, run_move},
       {"to_accum", "", "zero the output, then accumulate", 0, 0, nullptr, run_to_accum},
       {"bufferize", "CUT LEVEL [LAYOUT]", "cut a compose before stage CUT with a buffer", 2, 3, complete_bufferize,
        run_bufferize},

@@ -31,7 +31,8 @@ TEST_CASE("distinct Specs have distinct encodings and hashes, equal Specs equal 
 TEST_CASE("every Action alternative round-trips by its tag", "[cache]") {
   const std::vector<Action> actions = {
       TileOut{{32, 16}, true}, Split{64}, Slide{1, 8, Level::L1, Layout::blocked(1, 16)},
-      MoveTo{2, Level::VRF, Layout::row_major(), 16}, ToAccum{}, Bufferize{1, Level::L2, Layout::col_major()},
+      MoveTo{2, Level::VRF, Layout::row_major(), 16}, MoveTo{0, Level::L2, Layout::row_major(), 0, true}, ToAccum{},
+      Bufferize{1, Level::L2, Layout::col_major()},
       Split{1, 2}, ToMatmul{}, PadImage{Level::L2, Layout::row_major()}, Select{KernelKind::bcast_fma}, Flatten{}};
   for (const Action& a : actions) {
     std::string bytes;

@@ -1,5 +1,7 @@
 // move_to, to_accum, bufferize and select: one test per numbered precondition (expecting its reason) and the
 // nodes they make (alias or copy, load and store, the zero-then-accumulate Block, the pipeline buffer, kernels).
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "helpers.h"
@@ -16,6 +18,9 @@ MoveTo to(std::uint8_t op, Level l, Layout layout = Layout::row_major(), std::ui
   return MoveTo{op, l, layout, vs};
 }
 const MoveOp& move_of(const ImplPtr& n) { return std::get<MoveOp>(n->kind); }
+bool contains(const std::vector<Action>& actions, const Action& a) {
+  return std::find(actions.begin(), actions.end(), a) != actions.end();
+}
 
 }  // namespace
 
@@ -201,6 +206,53 @@ TEST_CASE("move_to: cache moves that keep the placement alias", "[sched][move_to
   CHECK(c.dest.layout == Layout::col_major());
 }
 
+TEST_CASE("move_to (12): copy only where the move would alias a strided operand", "[sched][move_to]") {
+  Spec s = matmul({8, 8}, {8, 8});
+  MoveTo copy{0, Level::L1, Layout::row_major(), 0, true};
+  CHECK_THAT(reason(copy, s), Contains("move_to (12): copy packs a strided operand into a cache in its own "
+                                       "placement, where a move would alias it; operand 0 is contiguous in GL, row, "
+                                       "moved to L1 row"));
+  s.operands[0].contiguous = false;
+  copy.layout = Layout::col_major();  // another placement: a plain move copies it
+  CHECK_THAT(reason(copy, s), Contains("move_to (12)"));
+  copy.layout = Layout::row_major();
+  copy.level = Level::GL;  // the same level: not an alias either
+  CHECK_THAT(reason(copy, s), Contains("move_to (12)"));
+  copy.level = Level::VRF;
+  copy.vector_size = 16;
+  CHECK_THAT(reason(copy, s), Contains("move_to ("));
+}
+
+TEST_CASE("move_to: copy packs a strided operand contiguously in its own placement", "[sched][move_to]") {
+  Spec s = matmul({8, 32}, {32, 16});
+  s.operands[1].contiguous = false;
+  s.operands[1].aligned = false;
+  const MoveOp& c = move_of(applied(MoveTo{1, Level::L2, Layout::row_major(), 0, true}, s));
+  CHECK_FALSE(c.alias);
+  CHECK((c.load && !c.store && c.dest.contiguous && c.dest.aligned));
+  CHECK(c.dest.level == Level::L2);
+  CHECK(c.dest.layout == Layout::row_major());
+  CHECK(move_of(applied(MoveTo{1, Level::L2, Layout::row_major(), 0}, s)).alias);
+}
+
+TEST_CASE("enumerate: a matmul's strided lhs is packed in its own placement, not in panels", "[sched][move_to][enumerate]") {
+  // A 384x256 block of A: copied contiguously into L2 as rows (MoveTo::copy), never in 16-column panels (24 KiB
+  // apart, so a tile's rows in successive panels share L1 sets); the rhs keeps its panels and is not copied so.
+  Spec s = matmul({384, 256}, {256, 48});
+  s.operands[0].contiguous = false;
+  s.operands[1].contiguous = false;
+  const auto a = enumerate_actions(s, avx512());
+  CHECK(contains(a, Action{MoveTo{0, Level::L2, Layout::row_major(), 0, true}}));
+  CHECK_FALSE(contains(a, Action{MoveTo{0, Level::L2, Layout::blocked(1, 16), 0}}));
+  CHECK(contains(a, Action{MoveTo{1, Level::L2, Layout::blocked(1, 16), 0}}));
+  for (const Action& x : a) {
+    const auto* m = std::get_if<MoveTo>(&x);
+    if (m && m->copy) CHECK(m->operand == 0);
+  }
+  s.operands[0].contiguous = true;  // nothing to pack
+  CHECK_FALSE(contains(enumerate_actions(s, avx512()), Action{MoveTo{0, Level::L2, Layout::row_major(), 0, true}}));
+}
+
 TEST_CASE("move_to: loads inputs and accumulating outputs, stores outputs", "[sched][move_to]") {
   const MoveOp& plain = move_of(applied(to(2, Level::RF), matmul({1, 1}, {1, 1})));
   CHECK((!plain.load && plain.store));
@@ -302,6 +354,7 @@ TEST_CASE("action_text: the REPL's words", "[sched]") {
   CHECK(action_text(MoveTo{2, Level::VRF, {}, 16}) == "move op2 VRF row v16");
   CHECK(action_text(MoveTo{2, Level::L1, Layout::blocked(1, 16), 0}, matmul({4, 4}, {4, 4})) == "move out L1 blk1:16");
   CHECK(action_text(MoveTo{0, Level::L1, {}, 0}, matmul({4, 4}, {4, 4})) == "move in0 L1 row");
+  CHECK(action_text(MoveTo{1, Level::L2, {}, 0, true}, matmul({4, 4}, {4, 4})) == "move in1 L2 copy");
   CHECK(action_text(ToAccum{}) == "to_accum");
   CHECK(action_text(Bufferize{1, Level::GL, {}}) == "bufferize 1 GL row");
   CHECK(action_text(Select{KernelKind::bcast_fma}) == "select bcast_fma");

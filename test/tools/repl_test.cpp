@@ -91,6 +91,22 @@ TEST_CASE("repl: every command", "[tools][repl]") {
   CHECK(r.out.find("us per call (run)") != std::string::npos);
 }
 
+TEST_CASE("repl: move ... copy packs a strided input in its own placement, compiled and verified",
+          "[tools][repl][llvm]") {
+  const Result r = script("copy.kriek",
+                          "spec matmul 8x64x64 f32\ntile_out 8 16\nmove in1 L1 copy\ncomplete all\ncheck\nrun\n",
+                          runnable_target());
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("move[L1] in1r <- in1T") || Contains("move[L1] "));
+  CHECK_THAT(r.out, Contains("load "));
+  CHECK_THAT(r.out, Contains("verified: max error"));
+  const auto error = [](const std::string& text) { return script("copy_error.kriek", text); };
+  CHECK_THAT(error("spec matmul 8x64x64 f32\nmove in1 L1 copy\n").out,
+             Contains("line 2:") && Contains("move_to (12)") && Contains("contiguous"));
+  CHECK_THAT(error("spec matmul 8x64x64 f32\ntile_out 8 16\nmove out L1 copy\n").out,
+             Contains("line 3: move out ... copy: only an input is packed in its own placement"));
+}
+
 TEST_CASE("repl: a hole inside a register tile completes within the registers the tile leaves", "[tools][repl]") {
   // A 6x64 tile holds 24 of AVX-512's 32 registers; its body may use 8 more (2048 bytes in all), not another 16
   // for a block of the rhs (2624 bytes: spills, 3.4x slower before the limits counted the tile).
