@@ -105,14 +105,18 @@ Schedule Schedule::move(std::size_t operand, Level level, Layout layout, std::ui
   return apply(MoveTo{static_cast<std::uint8_t>(operand), level, layout, vector_size});
 }
 
-Schedule Schedule::move_input(std::size_t input, Level level, Layout layout, std::uint32_t vector_size) const {
-  const Spec& spec = kriek::holes(impl_).at(focus_index("move_input"))->spec;
+const Spec& Schedule::focused_input(const char* what, std::size_t input) const {
+  const Spec& spec = kriek::holes(impl_).at(focus_index(what))->spec;
   if (input >= spec.input_count()) {
     std::ostringstream out;
-    out << "move_input: input " << input << " does not exist; " << spec << " has " << spec.input_count()
-        << " inputs";
+    out << what << ": input " << input << " does not exist; " << spec << " has " << spec.input_count() << " inputs";
     throw UserError(out.str());
   }
+  return spec;
+}
+
+Schedule Schedule::move_input(std::size_t input, Level level, Layout layout, std::uint32_t vector_size) const {
+  focused_input("move_input", input);
   return move(input, level, layout, vector_size);
 }
 
@@ -122,13 +126,7 @@ Schedule Schedule::move_output(Level level, Layout layout, std::uint32_t vector_
 }
 
 Schedule Schedule::copy_input(std::size_t input, Level level) const {
-  const Spec& spec = kriek::holes(impl_).at(focus_index("copy_input"))->spec;
-  if (input >= spec.input_count()) {
-    std::ostringstream out;
-    out << "copy_input: input " << input << " does not exist; " << spec << " has " << spec.input_count()
-        << " inputs";
-    throw UserError(out.str());
-  }
+  const Spec& spec = focused_input("copy_input", input);
   return apply(MoveTo{static_cast<std::uint8_t>(input), level, spec.operands[input].layout, 0, true});
 }
 

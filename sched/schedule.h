@@ -71,6 +71,8 @@ class Schedule {
   Schedule(std::shared_ptr<const Target> target, ImplPtr impl, std::optional<std::size_t> focus);
   /// The focused hole's index, or a UserError naming the operator when the Impl is complete.
   std::size_t focus_index(const char* what) const;
+  /// The focused hole's Spec, which must have input `input` (UserError naming `what` otherwise).
+  const Spec& focused_input(const char* what, std::size_t input) const;
   Schedule move(std::size_t operand, Level level, Layout layout, std::uint32_t vector_size) const;
 
   std::shared_ptr<const Target> target_;
