@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
       else if (!std::strcmp(argv[i], "--shares") && i + 1 < argc) shares = parse_shares(argv[++i]);
       else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
       else if (!std::strcmp(argv[i], "--parallel")) parallel = true;
-      else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc) target = with_profile(target, read_profile(argv[++i]));
+      else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc)
+        target = with_profile(target, read_profile(argv[++i]));
       else {
         std::cerr << "usage: bench_limits [--spec TEXT]... [--shares 50,62,75,100] [--rounds N] [--parallel] "
                      "[--profile FILE]\n";

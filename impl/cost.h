@@ -25,8 +25,9 @@ struct CostModel {
   /// or registers pays a quarter iteration. 22: a strided operand is aligned only when every run is (tiles of
   /// rows that are not whole lines are not), and bcast_fma's unaligned rhs row from L2 adds a line's time. 23:
   /// bcast_fma's FMA ports, load ports and L2 stream overlap in part (an eighth of the two less busy adds). 24: an
-  /// output tile reloaded into registers from L1 takes a load per register.
-  std::uint32_t version = 24;
+  /// output tile reloaded into registers from L1 takes a load per register. 25: an alias of the output pays for its
+  /// lines going back too (output_return_percent).
+  std::uint32_t version = 25;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -64,6 +65,13 @@ struct CostModel {
   Cost scalar_op = 16;
   /// Setting up a buffer of a move or pipeline (address computation, no allocation on the hot path).
   Cost buffer_setup = 16;
+  /// What an alias of the output pays for each line going back (written back to the level it came from), in
+  /// percent of the line coming in: half (the write-backs drain in the background, in part). Matmuls on one core
+  /// (Cascade Lake, picks of 0 and 50 compiled into one process, alternating; bench_models): 384x768x3072 0.75x
+  /// the time (K split in 128 reloaded its 4.7 MB output six times from L3; now each output tile keeps all of K),
+  /// 128x768x768 0.89x, 128x3072x768 0.94x, 1000^3 0.92x, 300x700x500 0.96x, 384x3072x768 1.06x; 8 of 15 picks
+  /// the same (4 conv layers among them); geomean 0.963. At 100 conv res2_3x3 also moved, 1.055x.
+  Cost output_return_percent = 50;
 
   /// The constants for `target`: the defaults describe the AVX-512 and AVX2 hosts this project runs on; a target
   /// with a profile (`kriek calibrate`) gets the constants its measurements give (apply_profile).

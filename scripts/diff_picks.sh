@@ -28,7 +28,8 @@ else
          "matmul 1024x1024x1024 f32" "matmul 257x257x257 f32" "matmul 82x99x63 f32" "matmul 99x36x67 f32"
          "matmul 127x255x63 f32" "matmul 200x300x170 f32" "matmul 128x768x768 f32" "matmul 128x3072x768 f32"
          "matmul 300x700x500 f32" "matmul 1200x96x1500 f32" "matmul 64x4096x64 f32" "matmul 4x64x64x64 f32"
-         "conv[pad=1] 1x56x56x64 3x3x64x64 f32" "conv 1x56x56x64 1x1x64x256 f32" "conv[pad=1] 1x28x28x128 3x3x128x128 f32"
+         "conv[pad=1] 1x56x56x64 3x3x64x64 f32" "conv 1x56x56x64 1x1x64x256 f32"
+         "conv[pad=1] 1x28x28x128 3x3x128x128 f32"
          "conv[pad=1] 1x14x14x256 3x3x256x256 f32" "conv[pad=1] 1x7x7x512 3x3x512x512 f32"
          "conv[stride=2,pad=1] 1x56x56x128 3x3x128x128 f32")
 fi

@@ -211,7 +211,8 @@ TEST_CASE("cost: loops over register-held operands are unrolled and cost no iter
   CHECK(evaluate(rolled, avx512(), m).cost == 4 * m.loop_iteration);
 }
 
-TEST_CASE("cost: an alias move costs the lines it brings, strided rows dearer", "[impl][cost]") {
+TEST_CASE("cost: an alias move costs the lines it brings, strided rows dearer, the output's both ways",
+          "[impl][cost]") {
   const CostModel& m = model();
   const Spec s = matmul(ts({8, 16}), ts({16, 16}), ts({8, 16}));
   const ImplPtr contiguous = alias_move(s, 0, Level::L1);
@@ -223,6 +224,12 @@ TEST_CASE("cost: an alias move costs the lines it brings, strided rows dearer", 
   t.operands[0] = strided({8, 16});
   const Cost line = m.line_from[static_cast<std::size_t>(Level::GL)];
   CHECK(evaluate(alias_move(t, 0, Level::L1), avx512(), m).cost == 8 * (line + line * m.strided_percent / 100));
+  // The output's lines also go back to GL: output_return_percent more each (half by default).
+  REQUIRE(m.output_return_percent == 50);
+  CHECK(evaluate(alias_move(s, 2, Level::L1), avx512(), m).cost == 8 * (line + line / 2));
+  CostModel one_way = m;
+  one_way.output_return_percent = 0;
+  CHECK(evaluate(alias_move(s, 2, Level::L1), avx512(), one_way).cost == 8 * line);
 }
 
 TEST_CASE("cost: an accumulator reloaded into registers from L1 takes a load per register", "[impl][cost]") {
@@ -368,9 +375,12 @@ TEST_CASE("cost: dot_fma is bound by its loads or the lines it streams", "[impl]
 TEST_CASE("the cost model's fingerprint is pinned and covers its constants", "[cost]") {
   // Computed once with spec/stable_hash.h: tables on disk carry it, so it must not drift between builds or runs.
   const CostModel m = CostModel::for_target(named_target("avx512"));
-  CHECK(m.fingerprint() == 0xfa50fe4583ce0c28ull);  // cost model version 24
+  CHECK(m.fingerprint() == 0xea0d10aa69ada20dull);  // cost model version 25
   CostModel other = m;
   other.loop_iteration += 1;
+  CHECK(other.fingerprint() != m.fingerprint());
+  other = m;
+  other.output_return_percent = 0;
   CHECK(other.fingerprint() != m.fingerprint());
   other = m;
   other.version += 1;

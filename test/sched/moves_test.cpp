@@ -235,7 +235,8 @@ TEST_CASE("move_to: copy packs a strided operand contiguously in its own placeme
   CHECK(move_of(applied(MoveTo{1, Level::L2, Layout::row_major(), 0}, s)).alias);
 }
 
-TEST_CASE("enumerate: a matmul's strided lhs is packed in its own placement, not in panels", "[sched][move_to][enumerate]") {
+TEST_CASE("enumerate: a matmul's strided lhs is packed in its own placement, not in panels",
+          "[sched][move_to][enumerate]") {
   // A 384x256 block of A: copied contiguously into L2 as rows (MoveTo::copy), never in 16-column panels (24 KiB
   // apart, so a tile's rows in successive panels share L1 sets); the rhs keeps its panels and is not copied so.
   Spec s = matmul({384, 256}, {256, 48});
