@@ -53,7 +53,8 @@ std::map<std::string, std::function<Cost&(CostModel&)>> constants() {
           {"vector_store", [](CostModel& m) -> Cost& { return m.vector_store; }},
           {"vector_op", [](CostModel& m) -> Cost& { return m.vector_op; }},
           {"buffer_setup", [](CostModel& m) -> Cost& { return m.buffer_setup; }},
-          {"output_return_percent", [](CostModel& m) -> Cost& { return m.output_return_percent; }}};
+          {"output_return_percent", [](CostModel& m) -> Cost& { return m.output_return_percent; }},
+          {"stream_overlap_eighths", [](CostModel& m) -> Cost& { return m.stream_overlap_eighths; }}};
 }
 
 /// `base` with the overrides of `text` ("NAME=V,NAME=V"); UserError naming a bad one.

@@ -182,16 +182,18 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       const Cost stream = stream_cost(m, rhs, rhs.level == Level::L2 ? m.vector_load : 0);
       const bool split = rhs.level == Level::L2 && !rhs.aligned;
       const Cost split_line = split ? m.line_from[static_cast<std::size_t>(Level::L2)] + m.vector_load : 0;
-      // The three overlap only in part: an eighth of the two that do not bound the k-step adds. Conv res2_3x3
-      // (1x56x56x64 3x3x64x64, the image strip in L1, the filters streamed from L2), Cascade Lake, alternating
-      // rounds: 6x64 tiles (4 lines per 24 FMAs) took 1.03-1.06x the time of 14x32 ones (2 lines per 28 FMAs),
-      // 24x16 ones (25 loads per 24 FMAs) 1.12x, where a full overlap priced all three alike. The picks priced so
-      // against the old ones, compiled into one process, alternating: res2_3x3 (filters in 16-column panels) 0.92x
-      // the time, matmul 64^3 0.78x, 99x36x67 0.79x, conv 1x56x56x64 1x1x64x256 0.83x, 512^3 0.98x.
+      // The three overlap only in part: an eighth of the ports that do not bound the k-step adds (cost model 23:
+      // conv res2_3x3's 24x16 tiles, 25 loads per 24 FMAs, took 1.12x the time of 14x32 ones, where a full overlap
+      // priced them alike; its picks so against the old ones, one process, alternating: matmul 64^3 0.78x the
+      // time, 99x36x67 0.79x, conv 1x56x56x64 1x1x64x256 0.83x), and CostModel::stream_overlap_eighths of the
+      // stream: none since cost model 26 (an eighth of it made matmul 384x3072x768 take 12x32 tiles, 2 lines and 16
+      // loads per 28 FMAs, over 6x64 ones, 4 lines and 10 loads per 24, and run 1.12-1.19x their time).
       // A k-step waits at least one FMA latency (its ports idle meanwhile).
       const Cost ports = fmas * m.vector_fma, loads = (rows + rhs_loads) * m.vector_load, beside = far ? 0 : stream;
       const Cost busiest = std::max({ports, loads, beside});
-      const Cost overlapped = busiest + (ports + loads + beside - busiest) / 8;
+      const Cost partial = beside == busiest ? ports + loads + beside - busiest
+                                             : ports + loads - busiest + beside * m.stream_overlap_eighths;
+      const Cost overlapped = busiest + partial / 8;
       return std::max(overlapped, m.fma_latency) + (far ? stream : 0) + split_line + a_reads;
     }
   }
@@ -343,7 +345,8 @@ std::uint64_t CostModel::fingerprint() const {
   for (Cost c : line_from) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : element_access) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), cross_core_line, vector_fma,
-                 fma_latency, vector_load, vector_store, vector_op, scalar_op, buffer_setup, output_return_percent}) {
+                 fma_latency, vector_load, vector_store, vector_op, scalar_op, buffer_setup, output_return_percent,
+                 stream_overlap_eighths}) {
     h.add(static_cast<std::uint64_t>(c));
   }
   return h.value();

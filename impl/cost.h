@@ -26,8 +26,9 @@ struct CostModel {
   /// rows that are not whole lines are not), and bcast_fma's unaligned rhs row from L2 adds a line's time. 23:
   /// bcast_fma's FMA ports, load ports and L2 stream overlap in part (an eighth of the two less busy adds). 24: an
   /// output tile reloaded into registers from L1 takes a load per register. 25: an alias of the output pays for its
-  /// lines going back too (output_return_percent).
-  std::uint32_t version = 25;
+  /// lines going back too (output_return_percent). 26: bcast_fma's L2 stream hides behind the FMAs when they bound
+  /// the k-step (stream_overlap_eighths).
+  std::uint32_t version = 26;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -72,6 +73,13 @@ struct CostModel {
   /// 128x768x768 0.89x, 128x3072x768 0.94x, 1000^3 0.92x, 300x700x500 0.96x, 384x3072x768 1.06x; 8 of 15 picks
   /// the same (4 conv layers among them); geomean 0.963. At 100 conv res2_3x3 also moved, 1.055x.
   Cost output_return_percent = 50;
+  /// bcast_fma's three resources (FMA ports, load ports, the lines its rhs row streams in from L2) overlap in part:
+  /// beside the busiest, an eighth of the FMA and load ports' time adds, and `stream_overlap_eighths` eighths of the
+  /// stream's: none (the prefetchers keep the lines coming while the FMAs run). Picks of 1 and 0 compiled into one
+  /// process, one core, alternating (bench_models): matmul 384x3072x768 0.84-0.89x the time (6x64 tiles over B
+  /// from L2, not 12x32 ones), conv 1x28x28x128 1x1x128x512 0.94x, res4_3x3 0.92-0.93x, res2_3x3 1.00x (the
+  /// evidence of cost model 23), 200x300x170 0.95-1.01x; 10 of 15 picks the same.
+  Cost stream_overlap_eighths = 0;
 
   /// The constants for `target`: the defaults describe the AVX-512 and AVX2 hosts this project runs on; a target
   /// with a profile (`kriek calibrate`) gets the constants its measurements give (apply_profile).
