@@ -1,22 +1,24 @@
-// Cost model A/B: the picks of two cost models, timed side by side in one process. Model A and model B are the
-// target's (with --profile, the calibrated one) with some constants overridden by name; per Spec each model
-// searches (a Synthesizer each, no table), and where the picks differ both are compiled (LLVM), verified and
-// timed in alternating rounds (codegen::time_alternating), so a drift of the machine moves them alike. Prints
-// each Spec's predicted costs (each by its own model) and B's time over A's, then their geometric mean.
+// Cost model A/B: the picks of two variants of the cost model, timed side by side in one process. Variant A and
+// variant B are the target's model (with --profile, the calibrated one) with some constants overridden by name, and
+// the share of L2 the pick may fill (`l2_percent`, impl/memory.h's kDefaultL2Percent unless set); per Spec each
+// variant searches (a Synthesizer each, no table) and picks within its limits, and where the picks differ both are
+// compiled (LLVM), verified and timed in alternating rounds (codegen::time_alternating), so a drift of the machine
+// moves them alike. Prints each Spec's predicted costs (each by its own model) and B's time over A's, then their
+// geometric mean.
 //
 //   build/bench/bench_models [--a NAME=V,...] [--b NAME=V,...] [--spec TEXT]... [--rounds N] [--parallel]
 //                            [--profile FILE]
 //
-// NAME is a CostModel constant (--list prints them). A formula change made a constant (at its old value, it is
-// the old model) is measured this way before it becomes the default. Specs run serial (one core) unless
-// --parallel. Build it with `cmake --build build --target bench_models`; never part of the tests.
+// NAME is a CostModel constant or l2_percent (--list prints them). A formula change made a constant (at its old
+// value, it is the old model) is measured this way before it becomes the default; so is a default limit
+// (`--b l2_percent=62`). Specs run serial (one core) unless --parallel. Build it with
+// `cmake --build build --target bench_models`; never part of the tests.
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "bench/bench_util.h"
 #include "bench/guarded_main.h"
@@ -57,21 +59,34 @@ std::map<std::string, std::function<Cost&(CostModel&)>> constants() {
           {"stream_overlap_eighths", [](CostModel& m) -> Cost& { return m.stream_overlap_eighths; }}};
 }
 
+/// What a variant sets: a cost model, and the share of L2 its pick may fill.
+struct Variant {
+  CostModel model;
+  std::int64_t l2_percent = kDefaultL2Percent;
+};
+
 /// `base` with the overrides of `text` ("NAME=V,NAME=V"); UserError naming a bad one.
-CostModel overridden(CostModel base, const std::string& text) {
+Variant overridden(const CostModel& base, const std::string& text) {
   const auto table = constants();
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  Variant v{base};
+  for (const std::string& item : bench::split(text, ',')) {
     const auto eq = item.find('=');
-    const auto it = eq == std::string::npos ? table.end() : table.find(item.substr(0, eq));
-    if (it == table.end()) throw UserError("'" + item + "' is not NAME=VALUE with a CostModel constant (--list)");
+    const std::string name = eq == std::string::npos ? item : item.substr(0, eq);
+    const auto it = table.find(name);
+    if (eq == std::string::npos || (it == table.end() && name != "l2_percent")) {
+      throw UserError("'" + item + "' is not NAME=VALUE with a CostModel constant or l2_percent (--list)");
+    }
     char* end = nullptr;
-    const long long v = std::strtoll(item.c_str() + eq + 1, &end, 10);
-    if (*end != '\0' || v < 0) throw UserError("'" + item + "': the value is not a whole number >= 0");
-    it->second(base) = static_cast<Cost>(v);
+    const long long value = std::strtoll(item.c_str() + eq + 1, &end, 10);
+    if (*end != '\0' || value < 0) throw UserError("'" + item + "': the value is not a whole number >= 0");
+    if (name == "l2_percent") {
+      if (value < 1 || value > 100) throw UserError("'" + item + "': a share of L2 is 1 to 100 percent");
+      v.l2_percent = value;
+    } else {
+      it->second(v.model) = static_cast<Cost>(value);
+    }
   }
-  return base;
+  return v;
 }
 
 struct Pick {
@@ -79,11 +94,13 @@ struct Pick {
   ImplPtr impl;
 };
 
-Pick pick(const Spec& spec, const Target& target, const CostModel& model) {
-  Synthesizer synth(target, model, SynthOptions{});
+Pick pick(const Spec& spec, const Target& target, const Variant& v) {
+  Synthesizer synth(target, v.model, SynthOptions{});
   const Frontier f = synth.solve(spec);
-  const std::ptrdiff_t best = f.best_within(default_limits(target));
-  KRIEK_ASSERT(best >= 0, "nothing fits the default limits for ", spec_text(spec));
+  MemoryUse limits = default_limits(target);
+  limits[Level::L2] = capacities(target)[Level::L2] * v.l2_percent / 100;
+  const std::ptrdiff_t best = f.best_within(limits);
+  KRIEK_ASSERT(best >= 0, "nothing fits ", v.l2_percent, "% of L2 for ", spec_text(spec));
   return {f.entries[static_cast<std::size_t>(best)].cost, synth.reconstruct(spec, static_cast<std::size_t>(best))};
 }
 
@@ -106,6 +123,7 @@ int main(int argc, char** argv) {
         target = with_profile(target, read_profile(argv[++i]));
       else if (!std::strcmp(argv[i], "--list")) {
         for (const auto& [name, field] : constants()) std::cout << name << "\n";
+        std::cout << "l2_percent\n";
         return 0;
       } else {
         std::cerr << "usage: bench_models [--a NAME=V,...] [--b NAME=V,...] [--spec TEXT]... [--rounds N] "
@@ -115,7 +133,7 @@ int main(int argc, char** argv) {
     }
     if (specs.empty()) specs = kSuite;
     const CostModel base = CostModel::for_target(target);
-    const CostModel a = overridden(base, a_text), b = overridden(base, b_text);
+    const Variant a = overridden(base, a_text), b = overridden(base, b_text);
     const std::filesystem::path dir = codegen::make_temp_dir();
     std::cout << "load: " << bench::load_average() << "; A: " << (a_text.empty() ? "defaults" : a_text)
               << "; B: " << (b_text.empty() ? "defaults" : b_text) << "\n";

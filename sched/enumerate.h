@@ -107,8 +107,8 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// and a vector output's elements (in whole registers). 17: vector moves to and from panels of several registers
 /// (blk<last>:32, :64, ...; impl/tiling's register_rows_dense), which were scalar copies. 18: rows of 7 * 2^i where
 /// they divide the extent (kLargestRowSeven). 19: an alias of a tile of panels (rows of one line each) counts the
-/// panels it spans against the cache's ways, not its rows. 20: an alias into L2 leaves one way free. 21: a strided
-/// input is also copied into L2 or L1 in its own placement (MoveTo::copy: one contiguous panel of its rows).
+/// panels it spans against the cache's ways, not its rows. 20: an alias into L2 leaves one way free. 21: a matmul's
+/// strided lhs is packed row by row in its own placement (MoveTo::copy), never in panels.
 inline constexpr int kEnumerateVersion = 21;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
