@@ -7,18 +7,21 @@
 // geometric mean.
 //
 //   build/bench/bench_models [--a NAME=V,...] [--b NAME=V,...] [--spec TEXT]... [--rounds N] [--parallel]
-//                            [--profile FILE]
+//                            [--profile FILE] [--a-profile FILE] [--b-profile FILE]
 //
 // NAME is a CostModel constant or l2_percent (--list prints them). A formula change made a constant (at its old
 // value, it is the old model) is measured this way before it becomes the default; so is a default limit
 // (`--b l2_percent=62`). Specs run serial (one core) unless --parallel. Build it with
-// `cmake --build build --target bench_models`; never part of the tests.
+// `cmake --build build --target bench_models`; never part of the tests. --a-profile / --b-profile give a variant
+// the constants of a target profile of its own (`kriek calibrate`): a calibration against the defaults, or against
+// another calibration.
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "bench/bench_util.h"
 #include "bench/guarded_main.h"
@@ -59,7 +62,8 @@ std::map<std::string, std::function<Cost&(CostModel&)>> constants() {
           {"stream_overlap_eighths", [](CostModel& m) -> Cost& { return m.stream_overlap_eighths; }}};
 }
 
-/// What a variant sets: a cost model, and the share of L2 its pick may fill.
+/// What a variant sets: a cost model (the target's, or the one a profile of its own gives), and the share of L2 its
+/// pick may fill.
 struct Variant {
   CostModel model;
   std::int64_t l2_percent = kDefaultL2Percent;
@@ -110,6 +114,7 @@ int main(int argc, char** argv) {
   return bench::guarded_main("bench_models", [&] {
     std::vector<std::string> specs;
     std::string a_text, b_text;
+    std::optional<std::string> a_profile, b_profile;
     int rounds = 7;
     bool parallel = false;
     Target target = host_target();
@@ -121,22 +126,30 @@ int main(int argc, char** argv) {
       else if (!std::strcmp(argv[i], "--parallel")) parallel = true;
       else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc)
         target = with_profile(target, read_profile(argv[++i]));
+      else if (!std::strcmp(argv[i], "--a-profile") && i + 1 < argc) a_profile = argv[++i];
+      else if (!std::strcmp(argv[i], "--b-profile") && i + 1 < argc) b_profile = argv[++i];
       else if (!std::strcmp(argv[i], "--list")) {
         for (const auto& [name, field] : constants()) std::cout << name << "\n";
         std::cout << "l2_percent\n";
         return 0;
       } else {
         std::cerr << "usage: bench_models [--a NAME=V,...] [--b NAME=V,...] [--spec TEXT]... [--rounds N] "
-                     "[--parallel] [--profile FILE] | --list\n";
+                     "[--parallel] [--profile FILE] [--a-profile FILE] [--b-profile FILE] | --list\n";
         return 1;
       }
     }
     if (specs.empty()) specs = kSuite;
-    const CostModel base = CostModel::for_target(target);
-    const Variant a = overridden(base, a_text), b = overridden(base, b_text);
+    // A variant's own profile replaces the constants it measures (the picks still compile for `target`).
+    auto base = [&](const std::optional<std::string>& profile) {
+      return CostModel::for_target(profile ? with_profile(target, read_profile(*profile)) : target);
+    };
+    const Variant a = overridden(base(a_profile), a_text), b = overridden(base(b_profile), b_text);
     const std::filesystem::path dir = codegen::make_temp_dir();
-    std::cout << "load: " << bench::load_average() << "; A: " << (a_text.empty() ? "defaults" : a_text)
-              << "; B: " << (b_text.empty() ? "defaults" : b_text) << "\n";
+    auto describe = [](const std::string& text, const std::optional<std::string>& profile) {
+      return (text.empty() ? std::string("defaults") : text) + (profile ? " with profile " + *profile : "");
+    };
+    std::cout << "load: " << bench::load_average() << "; A: " << describe(a_text, a_profile)
+              << "; B: " << describe(b_text, b_profile) << "\n";
     double log_sum = 0;
     std::size_t built = 0;
     for (const std::string& text : specs) {
