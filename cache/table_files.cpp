@@ -1,17 +1,41 @@
 // The default table location and opening table files (see table_files.h).
 #include "cache/table_files.h"
 
+#include <cstdio>
+
 #include "cache/table_dir.h"
 #include "spec/error.h"
 
 namespace kriek {
 
-std::filesystem::path default_table_path(const Target& target, const char* xdg_cache_home, const char* home) {
-  const std::string file = target.name + ".table";
-  if (xdg_cache_home && *xdg_cache_home) return std::filesystem::path(xdg_cache_home) / "kriek" / file;
-  if (home && *home) return std::filesystem::path(home) / ".cache" / "kriek" / file;
+std::filesystem::path default_cache_dir(const char* xdg_cache_home, const char* home) {
+  if (xdg_cache_home && *xdg_cache_home) return std::filesystem::path(xdg_cache_home) / "kriek";
+  if (home && *home) return std::filesystem::path(home) / ".cache" / "kriek";
   user_error("neither XDG_CACHE_HOME nor HOME is set, so kriek has no default DP table location; pass --table FILE "
              "or --no-table");
+}
+
+std::filesystem::path default_table_path(const Target& target, const char* xdg_cache_home, const char* home) {
+  char fingerprint[17];
+  std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(target.fingerprint()));
+  return default_cache_dir(xdg_cache_home, home) / (target.name + "-" + fingerprint + ".table");
+}
+
+std::filesystem::path legacy_default_table_path(const Target& target, const std::filesystem::path& cache_dir) {
+  return cache_dir / (target.name + ".table");
+}
+
+bool adopt_legacy_table(const std::filesystem::path& path, const Target& target, const CostModel& model) {
+  const std::filesystem::path legacy = legacy_default_table_path(target, path.parent_path());
+  if (legacy == path || path_kind(path) != PathKind::absent || path_kind(legacy) == PathKind::absent) return false;
+  try {
+    if (!Table::open(legacy).built_for(TableIdentity::of(target, model))) return false;
+  } catch (const TableError&) {
+    return false;  // not a table kriek can read: left as it is
+  }
+  std::error_code ec;
+  std::filesystem::rename(legacy, path, ec);  // atomic; fails when another kriek renamed it first
+  return !ec;
 }
 
 std::optional<Table> open_table_if_exists(const std::filesystem::path& path, const Target& target,
@@ -27,7 +51,7 @@ std::optional<Table> open_default_table(const std::filesystem::path& path, const
   stale = false;
   const std::string name = std::string(what) + " " + path.string();
   const std::string stale_note =
-      name + " is stale (built by another kriek or for other hardware); it will be replaced";
+      name + " is stale (built by another kriek: another format, cost model or vocabulary); it will be replaced";
   try {
     if (path_kind(path) == PathKind::absent) return std::nullopt;
     Table table = Table::open(path);

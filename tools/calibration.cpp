@@ -19,6 +19,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include "cache/table_files.h"
 #include "codegen/compile.h"
 #include "codegen/kernel_runtime.h"
 #include "spec/error.h"
@@ -313,7 +314,7 @@ TargetProfile calibrate(const Target& target, const CalibrationOptions& options)
 
 std::optional<std::filesystem::path> default_profile_path(const Target& target) {
   try {
-    return default_table_path(target).replace_extension(".profile");
+    return default_cache_dir(std::getenv("XDG_CACHE_HOME"), std::getenv("HOME")) / (target.name + ".profile");
   } catch (const UserError&) {
     return std::nullopt;  // neither variable is set: no default profile
   }

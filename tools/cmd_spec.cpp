@@ -1,7 +1,9 @@
 // `kriek spec check TEXT` and `kriek target`: parse, validate and print Specs; describe targets.
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
+#include "cache/table_files.h"
 #include "codegen/vector_isa.h"
 #include "spec/error.h"
 #include "spec/host_detect.h"
@@ -34,7 +36,11 @@ int run_target(const std::vector<std::string>& raw) {
     return 0;
   }
   const Target target = command_target(args);
-  std::cout << target << "C flags";
+  std::cout << target;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"), *home = std::getenv("HOME"); (xdg && *xdg) || (home && *home)) {
+    std::cout << "default DP table " << kriek::default_table_path(target, xdg, home).string() << "\n";
+  }
+  std::cout << "C flags";
   for (const std::string& f : codegen::isa_flags(target)) std::cout << ' ' << f;
   std::cout << "\n";
   return 0;

@@ -20,7 +20,13 @@
 namespace kriek::tools {
 
 std::filesystem::path default_table_path(const Target& target) {
-  return kriek::default_table_path(target, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  const std::filesystem::path path =
+      kriek::default_table_path(target, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+  if (adopt_legacy_table(path, target, CostModel::for_target(target))) {
+    std::cerr << "kriek: note: the default DP table " << legacy_default_table_path(target, path.parent_path()).string()
+              << " is now " << path.string() << " (one table per target as detected)\n";
+  }
+  return path;
 }
 
 namespace {

@@ -19,10 +19,10 @@ const std::vector<Command>& commands() {
       {"target",
        "kriek target [--target T] [--dump-cpuid | --from-cpuid FILE]\n"
        "                                        the target: ISA, levels with capacities and ways, vector registers,\n"
-       "                                        cores, detection notes, fingerprint, and the C flags its kernels are\n"
-       "                                        compiled with; --dump-cpuid records this machine's CPUID leaves (the\n"
-       "                                        fixture format of test/spec/cpuid/), --from-cpuid shows what detection\n"
-       "                                        makes of a recorded dump\n",
+       "                                        cores, detection notes, fingerprint, its default DP table, and the C\n"
+       "                                        flags its kernels are compiled with; --dump-cpuid records this\n"
+       "                                        machine's CPUID leaves (the fixture format of test/spec/cpuid/),\n"
+       "                                        --from-cpuid shows what detection makes of a recorded dump\n",
        run_target},
       {"synth",
        "kriek synth SPEC [--target T] [--memory L1=32K,VRF=1K,...] [--threads N] [--table FILE | --no-table]\n"

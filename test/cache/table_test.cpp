@@ -191,13 +191,45 @@ TEST_CASE("export writes one JSON object per Spec", "[cache]") {
   CHECK(n == 50);
 }
 
-TEST_CASE("the default table lives in the per-user cache directory", "[cache]") {
-  const std::string file = test::test_target().name + ".table";
+TEST_CASE("the default table lives in the per-user cache directory, one per target fingerprint", "[cache]") {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(test::test_target().fingerprint()));
+  const std::string file = test::test_target().name + "-" + hex + ".table";
   CHECK(default_table_path(test::test_target(), "/x/cache", "/home/u") == "/x/cache/kriek/" + file);
   CHECK(default_table_path(test::test_target(), "", "/home/u") == "/home/u/.cache/kriek/" + file);
   CHECK(default_table_path(test::test_target(), nullptr, "/home/u") == "/home/u/.cache/kriek/" + file);
   CHECK_THROWS_WITH(default_table_path(test::test_target(), nullptr, ""),
                     Catch::Contains("neither XDG_CACHE_HOME nor HOME is set") && Catch::Contains("--table FILE"));
+  // Another target (here the same hardware on one core, as `taskset -c 0` detects it) has a table of its own.
+  Target one_core = test::test_target();
+  one_core.cores = test::test_target().cores + 1;
+  CHECK(default_table_path(one_core, "/x/cache", nullptr) !=
+        default_table_path(test::test_target(), "/x/cache", nullptr));
+}
+
+TEST_CASE("a legacy default table is renamed to the new name only when built for this target and model", "[cache]") {
+  test::TempDir dir;
+  const std::filesystem::path path = default_table_path(test::test_target(), dir.path().c_str(), nullptr);
+  const std::filesystem::path legacy = legacy_default_table_path(test::test_target(), path.parent_path());
+  CHECK(legacy == dir / "kriek" / (test::test_target().name + ".table"));
+  CHECK_FALSE(adopt_legacy_table(path, test::test_target(), test::test_model()));  // neither exists
+  const auto contents = synthetic_contents(6, 0, 50);
+  test::write_table(legacy, contents);
+  // Built for another cost model: left where it is.
+  CostModel other = test::test_model();
+  other.vector_fma += 1;
+  CHECK_FALSE(adopt_legacy_table(path, test::test_target(), other));
+  CHECK(std::filesystem::exists(legacy));
+  CHECK_FALSE(std::filesystem::exists(path));
+  // Built for this one: renamed, every Spec still there.
+  CHECK(adopt_legacy_table(path, test::test_target(), test::test_model()));
+  CHECK_FALSE(std::filesystem::exists(legacy));
+  const Table t = Table::open(path, test::test_target(), test::test_model());
+  CHECK(t.size() == contents.size());
+  // Once the new one exists, a legacy one is never adopted over it.
+  test::write_table(legacy, contents);
+  CHECK_FALSE(adopt_legacy_table(path, test::test_target(), test::test_model()));
+  CHECK(std::filesystem::exists(legacy));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cache/segment.h"
+#include "cache/table_files.h"
 #include "support/run_command.h"
 #include "support/temp_dir.h"
 
@@ -21,6 +22,11 @@ using Result = kriek::testing::CommandResult;
 
 /// Runs kriek with `args` (shell-quoted by the caller).
 Result run_kriek(const std::string& args) { return kriek::testing::run_command(std::string(KRIEK_BINARY) + " " + args); }
+
+/// The default DP table of this machine's target under XDG_CACHE_HOME=`cache_home` (which holds no profile).
+std::string default_table_in(const std::string& cache_home) {
+  return kriek::default_table_path(kriek::host_target(), cache_home.c_str(), nullptr).string();
+}
 
 }  // namespace
 
@@ -276,13 +282,14 @@ TEST_CASE("a corrupted default table is moved aside with a note and rebuilt", "[
   const std::string synth = env + KRIEK_BINARY + " synth 'matmul 4x4x16 f32'";
   REQUIRE(kriek::testing::run_command(synth).status == 0);
   std::filesystem::path segment;
-  for (const auto& e : std::filesystem::directory_iterator(dir + "/kriek/host.table")) {
+  const std::string host_table = default_table_in(dir);
+  for (const auto& e : std::filesystem::directory_iterator(host_table)) {
     if (e.path().extension() == ".seg") segment = e.path();
   }
   REQUIRE(!segment.empty());
   // Every page damaged, the rest intact: found only when the search reads the root's page.
   {
-    const auto seg = kriek::Segment::open(segment, dir + "/kriek/host.table");
+    const auto seg = kriek::Segment::open(segment, host_table);
     std::FILE* f = std::fopen(segment.c_str(), "r+b");
     for (std::uint64_t p = 0; p < seg->header().page_count; ++p) {
       const kriek::PageEntry page = seg->page_entry(p);
@@ -296,11 +303,11 @@ TEST_CASE("a corrupted default table is moved aside with a note and rebuilt", "[
   const Result r = kriek::testing::run_command(synth);
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("kriek: note: the default DP table was unusable") && Contains("checksum mismatch") &&
-                        Contains("moved to " + dir + "/kriek/host.table.corrupted"));
-  CHECK(std::filesystem::exists(dir + "/kriek/host.table.corrupted"));
+                        Contains("moved to " + host_table + ".corrupted"));
+  CHECK(std::filesystem::exists(host_table + ".corrupted"));
   CHECK_THAT(kriek::testing::run_command(synth).out, Contains("0 specs solved"));
   // Damaged at the start (its magic): found when the table is opened.
-  for (const auto& e : std::filesystem::directory_iterator(dir + "/kriek/host.table")) {
+  for (const auto& e : std::filesystem::directory_iterator(host_table)) {
     if (e.path().extension() == ".seg") {
       std::FILE* f = std::fopen(e.path().c_str(), "r+b");
       std::fputc('X', f);
@@ -313,12 +320,28 @@ TEST_CASE("a corrupted default table is moved aside with a note and rebuilt", "[
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("kriek target names its default table, and a legacy one built for it is renamed to that", "[tools][table]") {
+  const kriek::testing::TempDir temp;
+  const std::string dir = temp.path().string();
+  const std::string env = "XDG_CACHE_HOME=" + dir + " ";
+  const std::string host_table = default_table_in(dir);
+  CHECK_THAT(kriek::testing::run_command(env + KRIEK_BINARY + " target").out,
+             Contains("default DP table " + host_table + "\n"));
+  // A table under the name kriek used until 2026-11-27 (one for every target of the name), built for this one.
+  const std::string legacy = dir + "/kriek/host.table";
+  REQUIRE(kriek::testing::run_command(env + KRIEK_BINARY + " synth 'matmul 4x4x16 f32' --table " + legacy).status == 0);
+  const Result r = kriek::testing::run_command(env + KRIEK_BINARY + " synth 'matmul 4x4x16 f32'");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("the default DP table " + legacy + " is now " + host_table) && Contains("0 specs solved"));
+  CHECK_FALSE(std::filesystem::exists(legacy));
+}
+
 TEST_CASE("a stale default table is replaced with a note, a stale --table FILE is an error", "[tools][table]") {
   const kriek::testing::TempDir temp;
   const std::string dir = temp.path().string();
   std::filesystem::create_directories(dir + "/kriek");
-  const std::string host_table = dir + "/kriek/host.table";
-  // A table of another target at the host's default path: what an older kriek or other hardware leaves behind.
+  const std::string host_table = default_table_in(dir);
+  // A table of another target at the host's default path: what an older kriek would leave behind.
   REQUIRE(run_kriek("synth 'matmul 4x4x16 f32' --target avx2 --table " + host_table).status == 0);
   const std::string env = "XDG_CACHE_HOME=" + dir + " ";
   const Result r = kriek::testing::run_command(env + KRIEK_BINARY + " synth 'matmul 4x4x16 f32'");
