@@ -144,8 +144,8 @@ fi
 results=$root/bench/results
 mkdir -p "$results"
 csv=$results/$name.csv log=$results/$name.log search_csv=$results/${name}_search.csv
-speedup_csv=$results/${name}_speedup.csv
-rm -f "$csv" "$speedup_csv"
+speedup_csv=$results/${name}_speedup.csv ratio_csv=$results/${name}_ratios.csv
+rm -f "$csv" "$speedup_csv" "$ratio_csv"
 exec > >(tee "$log") 2>&1
 report_flags=()
 if [ $synthesize = 1 ]; then
@@ -185,7 +185,9 @@ for t in "${thread_list[@]}"; do
     # shellcheck disable=SC2086  # $envs is a list of words for env(1)
     # With 2+ threads kriek's speed-up is also timed within the process (its parallel and serial kernels
     # alternating), which the ratio of two processes' medians below cannot be on a noisy machine.
-    paired=(); [ "$t" -gt 1 ] && ((${#kriek[@]})) && paired=(--speedup-csv "$speedup_csv")
+    # Every kriek / peer ratio is paired the same way (both prepared, rounds alternating), into $ratio_csv.
+    paired=(); ((${#kriek[@]})) && paired=(--ratio-csv "$ratio_csv")
+    [ "$t" -gt 1 ] && ((${#kriek[@]})) && paired+=(--speedup-csv "$speedup_csv")
     env $envs OMP_NUM_THREADS="$t" OPENBLAS_NUM_THREADS="$t" BLIS_NUM_THREADS="$t" \
       taskset -c "$cpus" "$build/$exe" "${driver_flags[@]}" --threads "$t" --peak "$peak" --csv "$csv" \
       "${kriek[@]}" "${paired[@]}" || { rc=$?; echo "bench: $exe exited with $rc"; status=1; }
@@ -195,6 +197,7 @@ done
 # 5. Tables and plot (system python: Debian's matplotlib).
 python=/usr/bin/python3; [ -x $python ] || python=python3
 [ -s "$speedup_csv" ] && report_flags+=(--speedup "$speedup_csv")
+[ -s "$ratio_csv" ] && report_flags+=(--ratios "$ratio_csv")
 [ -s "$csv" ] || { echo "bench: no peer wrote a result (see $log)"; exit 1; }
 $python "$root/bench/peers/report.py" "$csv" --png "$results/$name.png" --md "$results/$name.md" \
   "${report_flags[@]}" || status=1

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the peer side of the kernel benchmark with g++ directly (not part of CMake's `all` nor the tests):
-# one executable per library, each = driver + kriek runner + that library's runner(s), plus the peak probe.
+# one executable per library, each = driver (+ its paired measurement) + kriek runner + that library's runner(s),
+# plus the peak probe.
 # OpenBLAS and BLIS both export cblas_sgemm, so they never share an executable. A peer whose package is
 # missing is skipped with a note. Rebuilds only what is older than its sources.
 # Usage: bench/peers/build.sh [out-dir]   (default: <repo>/build-peers)
@@ -14,7 +15,8 @@ CXX=${CXX:-g++}
 CC=${CC:-gcc}
 # Our own code: the project's warning flags. Kernels under test get the flags a user would give them.
 cxxflags=(-std=c++20 -O2 -g -Wall -Wextra -Werror -I"$here")
-common_src=("$here/driver.cpp" "$here/problem.cpp" "$here/kriek_runner.cpp" "$here/driver.h" "$here/problem.h")
+common_src=("$here/driver.cpp" "$here/paired.cpp" "$here/problem.cpp" "$here/kriek_runner.cpp" "$here/driver.h"
+            "$here/problem.h")
 
 # stale TARGET SOURCES...: true when TARGET is missing or older than any source or this script.
 stale() {
@@ -37,8 +39,8 @@ peer() {
   local exe="$out/peer_$name"
   if stale "$exe" "$src" "${common_src[@]}"; then
     echo "build: peer_$name" >&2
-    $CXX "${cxxflags[@]}" "${flags[@]}" "$here/driver.cpp" "$here/problem.cpp" "$here/kriek_runner.cpp" "$src" -o "$exe" \
-      "${links[@]}" -ldl
+    $CXX "${cxxflags[@]}" "${flags[@]}" "$here/driver.cpp" "$here/paired.cpp" "$here/problem.cpp" \
+      "$here/kriek_runner.cpp" "$src" -o "$exe" "${links[@]}" -ldl
   fi
 }
 

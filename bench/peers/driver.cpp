@@ -1,6 +1,7 @@
 // The benchmark driver shared by every peer executable: parses the command line, makes identical inputs in
 // every process (a fixed seed per problem), and for each runner prepares once (untimed), warms up, times the median
-// of repeated runs, and checks C against a double-precision reference. Prints a table; appends to a CSV.
+// of repeated runs, and checks C against a double-precision reference; then times each kriek variant against every
+// peer in alternating rounds (paired.cpp). Prints a table; appends to CSVs.
 #include "driver.h"
 
 #include <malloc.h>
@@ -18,6 +19,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <utility>
 
 namespace bench {
 
@@ -64,6 +66,25 @@ double allowed_cpus_busy_ms(int* ncpus) {
   return ticks * 1e3 / double(sysconf(_SC_CLK_TCK));
 }
 
+}  // namespace
+
+LoadWindow::LoadWindow() : wall0_(Clock::now()), cpu0_(cpu_ms()) {
+  int ncpus = 0;
+  busy0_ = allowed_cpus_busy_ms(&ncpus);
+}
+
+Load LoadWindow::read() const {
+  Load l;
+  l.wall_ms = ms_since(wall0_);
+  l.own_cpu_ms = cpu_ms() - cpu0_;
+  int ncpus = 0;
+  const double busy = allowed_cpus_busy_ms(&ncpus) - busy0_;
+  l.foreign = std::max(0.0, busy - l.own_cpu_ms) / (std::max(l.wall_ms, 1e-9) * std::max(ncpus, 1));
+  return l;
+}
+
+namespace {
+
 /// True for kriek's runners and results (kriek, kriek-packed, ...), which the peers are compared against.
 bool names_kriek(const std::string& name) { return name.rfind("kriek", 0) == 0; }
 
@@ -85,9 +106,6 @@ void fill_random(float* x, std::size_t n, std::uint64_t seed) {
   }
 }
 
-constexpr double kForeignLoad = 0.15;  // other processes' share of our cores above which a result is starved
-constexpr int kAttempts = 3;
-
 struct Result {
   std::string name, kernel, status, excluded;
   double median = 0, lo = 0, hi = 0, err = 0;
@@ -96,14 +114,6 @@ struct Result {
   bool starved = false;
   int calls = 0, attempts = 0;
 };
-
-/// Warms `r` up for o.warmup_ms, then returns the calls one repetition makes to last at least o.min_rep_ms.
-int calls_per_rep(Runner& r, const Options& o) {
-  int warm = 0;
-  const auto t0 = Clock::now();
-  do { r.run(), ++warm; } while (ms_since(t0) < o.warmup_ms);
-  return std::max(1, int(std::ceil(o.min_rep_ms / std::max(ms_since(t0) / warm, 1e-6))));
-}
 
 Result measure(Runner& r, const Problem& p, const float* A, const float* B, float* C, const Options& o) {
   Result res{};
@@ -119,29 +129,22 @@ Result measure(Runner& r, const Problem& p, const float* A, const float* B, floa
   std::fill(C, C + p.c_size(), std::numeric_limits<float>::quiet_NaN());  // C must be fully overwritten
   r.run();
   res.err = max_rel_err(p, A, B, C);
-  res.calls = calls_per_rep(r, o);
-  // The timed repetitions. When other work held the cores (a descheduled thread stalls every barrier of a
-  // 2-thread library), try again, up to kAttempts, and keep the least-starved try. Starved = other processes
-  // used at least kForeignLoad of our cores' time. (Our own CPU share cannot tell: a library that runs a size
-  // on one of its two threads legitimately has a share near 50%.)
+  res.calls = calls_per_rep(r, o, o.min_rep_ms);
+  // The timed repetitions, tried again while starved (kForeignLoad). Our own CPU share cannot tell: a library that
+  // runs a size on one of its two threads legitimately has a share near 50%.
   std::vector<double> g;
   int calls = res.calls;
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     std::vector<double> ga;
-    double cpu0 = cpu_ms();
-    int ncpus = 0;
-    double busy0 = allowed_cpus_busy_ms(&ncpus);
-    auto wall0 = Clock::now();
+    const LoadWindow window;
     for (int rep = 0; rep < o.reps; ++rep) {
       auto t = Clock::now();
       for (int c = 0; c < calls; ++c) r.run();
       ga.push_back(p.flops() * calls / (ms_since(t) * 1e6));
     }
-    double wall = ms_since(wall0);
-    double ours = cpu_ms() - cpu0;
-    double share = ours / (wall * o.threads);
-    double foreign = std::max(0.0, allowed_cpus_busy_ms(&ncpus) - busy0 - ours) / (wall * std::max(ncpus, 1));
-    bool starved = foreign >= kForeignLoad;
+    const Load load = window.read();
+    const double share = load.own_cpu_ms / (load.wall_ms * o.threads), foreign = load.foreign;
+    const bool starved = foreign >= kForeignLoad;
     if (g.empty() || (res.starved && foreign < res.foreign_load)) {
       g = ga, res.calls = calls, res.attempts = attempt;
       res.cpu_share = share, res.foreign_load = foreign, res.starved = starved;
@@ -168,7 +171,7 @@ std::string csv_field(std::string s) {
 
 /// `path` opened for appending, `header` (a CSV's first line) written first when the file is new or empty: every
 /// peer process appends to the same file.
-std::ofstream append_to(const std::string& path, const char* header) {
+std::ofstream append_to(const std::string& path, const std::string& header) {
   bool fresh = true;
   if (std::ifstream in(path); in && in.peek() != std::ifstream::traits_type::eof()) fresh = false;
   std::ofstream out(path, std::ios::app);
@@ -191,47 +194,68 @@ void append_csv(const Options& o, const Problem& p, const Result& r) {
       << csv_field(r.excluded) << ',' << csv_field(o.process) << '\n';
 }
 
-/// kriek's parallel kernel against its serial one (`_t1`), both in this process on the same buffers, alternating
-/// round by round: the speed-up as a median of per-round ratios. Two processes' medians (one pinned to one CPU,
-/// one on all of them) differ by up to a quarter on a shared VM for reasons of their own (the naive runner's
-/// process measured some 2-thread kernels 10-25% slower than oneDNN's process in the same run); a paired ratio
-/// does not carry that. Appends a row to o.speedup_csv; nothing when the library has no serial variant.
+/// What to say after a paired ratio: " (starved, others N%)" when other processes disturbed its rounds even after
+/// kAttempts tries, " (N turns began with the other side's threads busy)" when a wait for them timed out.
+std::string notes(const PairedRatio& q) {
+  std::string s;
+  if (q.starved) s += " (starved, others " + std::to_string(int(std::lround(100 * q.foreign_load))) + "%)";
+  if (q.unquiet) s += " (" + std::to_string(q.unquiet) + " turns began with the other side's threads busy)";
+  return s;
+}
+
+/// Appends a paired ratio's row to the CSV at `path`: the columns `lead_header` (values `lead`), then threads,
+/// problem, name, WHAT_median, WHAT_min, WHAT_max, reps, others' load, starved, turns whose wait timed out, process.
+void append_paired(const std::string& path, const std::string& lead_header, const std::string& lead,
+                   const std::string& what, const Options& o, const Problem& p, const PairedRatio& q) {
+  std::ofstream out = append_to(path, lead_header + ",threads,problem,name," + what + "_median," + what + "_min," +
+                                          what + "_max,reps,foreign_load,starved,unquiet_turns,process\n");
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%d,%s,%s,%.3f,%.3f,%.3f,%d,%.2f,%d,%d,", o.threads, csv_field(p.text()).c_str(),
+                csv_field(p.name).c_str(), q.median, q.lo, q.hi, o.reps, q.foreign_load, int(q.starved), q.unquiet);
+  out << lead << ',' << buf << csv_field(o.process) << '\n';
+}
+
+/// kriek's parallel kernel against its serial one (`_t1`), a paired ratio (paired_ratio: both in this process on
+/// the same buffers, rounds alternating). Two processes' medians (one pinned to one CPU, one on all of them) differ
+/// by up to a quarter on a shared VM for reasons of their own (the naive runner's process measured some 2-thread
+/// kernels 10-25% slower than oneDNN's process in the same run); a paired ratio does not carry that. Appends a row
+/// to o.speedup_csv; nothing when the library has no serial variant.
 void paired_speedup(const Options& o, const Problem& p, const float* A, const float* B, float* C, bool packed) {
   RunnerPtr par = make_kriek_runner(o, packed), ser = make_kriek_runner(o, packed);
   if (!par->unsupported(p, o.threads).empty() || !ser->unsupported(p, 1).empty()) return;
-  par->prepare(p, A, B, C, o.threads);
-  ser->prepare(p, A, B, C, 1);
-  if (par->kernel() != ser->kernel()) {
-    const int par_calls = calls_per_rep(*par, o), ser_calls = calls_per_rep(*ser, o);
-    std::vector<double> ratio;
-    for (int rep = 0; rep < o.reps; ++rep) {
-      auto t = Clock::now();
-      for (int c = 0; c < par_calls; ++c) par->run();
-      const double par_ms = ms_since(t) / par_calls;
-      t = Clock::now();
-      for (int c = 0; c < ser_calls; ++c) ser->run();
-      ratio.push_back(ms_since(t) / ser_calls / par_ms);
-    }
-    std::sort(ratio.begin(), ratio.end());
-    const double median = ratio[ratio.size() / 2];
-    std::printf("%-14s %-16s %d threads / 1 thread = %.2fx (same process, alternating rounds)\n", p.label().c_str(),
-                par->name().c_str(), o.threads, median);
-    std::ofstream out =
-        append_to(o.speedup_csv, "library,threads,problem,name,speedup_median,speedup_min,speedup_max,reps,process\n");
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%d,%s,%s,%.3f,%.3f,%.3f,%d,", o.threads, csv_field(p.text()).c_str(),
-                  csv_field(p.name).c_str(), median, ratio.front(), ratio.back(), o.reps);
-    out << csv_field(par->name()) << ',' << buf << csv_field(o.process) << '\n';
+  const PairedRatio s = paired_ratio(*par, o.threads, *ser, 1, p, A, B, C, o);
+  if (s.status != "ok") {
+    if (s.status.rfind("WRONG", 0) == 0) std::printf("%-14s %-16s speed-up: %s\n", p.label().c_str(),
+                                                     par->name().c_str(), s.status.c_str());
+    return;
   }
-  par->release();
-  ser->release();
+  std::printf("%-14s %-16s %d threads / 1 thread = %.2fx [%.2f..%.2f] (same process, alternating rounds)%s\n",
+              p.label().c_str(), par->name().c_str(), o.threads, s.median, s.lo, s.hi, notes(s).c_str());
+  append_paired(o.speedup_csv, "library", csv_field(par->name()), "speedup", o, p, s);
+}
+
+/// A kriek variant (`k`) against a peer or the packed variant (`r`), a paired ratio (paired_ratio: > 1 means kriek
+/// is faster): printed, and appended to o.ratio_csv when set. The two medians of measure() were timed one after the
+/// other, and this VM changes speed by up to 2x between phases of seconds to minutes, so their ratio moved by a
+/// quarter between runs; both sides of a paired round see the same phase.
+void paired_peer_ratio(const Options& o, const Problem& p, const float* A, const float* B, float* C, Runner& k,
+                       const std::string& k_name, Runner& r, const std::string& r_name) {
+  const PairedRatio q = paired_ratio(k, o.threads, r, o.threads, p, A, B, C, o);
+  if (q.status != "ok") {
+    std::printf("%-14s %-12s / %-16s : %s\n", p.label().c_str(), k_name.c_str(), r_name.c_str(), q.status.c_str());
+    return;
+  }
+  std::printf("%-14s %-12s / %-16s = %.2fx [%.2f..%.2f] (same process, alternating rounds)%s\n",
+              p.label().c_str(), k_name.c_str(), r_name.c_str(), q.median, q.lo, q.hi, notes(q).c_str());
+  if (!o.ratio_csv.empty()) append_paired(o.ratio_csv, "library,peer", csv_field(k_name) + ',' + csv_field(r_name),
+                                          "ratio", o, p, q);
 }
 
 [[noreturn]] void usage(const char* argv0, const std::string& why) {
   if (!why.empty()) std::fprintf(stderr, "error: %s\n", why.c_str());
   std::fprintf(stderr,
                "usage: %s [--sizes LIST] [--threads N] [--quick] [--reps R] [--min-ms T]\n"
-               "          [--peak GFLOPS] [--csv FILE] [--speedup-csv FILE] [--label NAME]\n"
+               "          [--peak GFLOPS] [--csv FILE] [--speedup-csv FILE] [--ratio-csv FILE] [--label NAME]\n"
                "          [--kriek-so PATH --kriek-symbol NAME [--kriek-size SIZE] | --kriek-lib PATH]\n"
                "          [--list-kriek]\n"
                "  LIST: comma-separated problems, each [NAME=]SIZE with SIZE one of\n"
@@ -239,6 +263,9 @@ void paired_speedup(const Options& o, const Problem& p, const float* A, const fl
                "    NxHxWxC:FHxFWxF[:sS][:pP]    NHWC conv, FH x FW x C x F filters, stride S, zero padding P\n"
                "  --speedup-csv: with --kriek-lib and 2+ threads, also time kriek's parallel kernel against its\n"
                "    serial one in this process, alternating rounds, and append the speed-up there\n"
+               "  each kriek variant against each peer (and the packed variant) is a paired ratio: both prepared,\n"
+               "    rounds alternating, peer time / kriek time per round (> 1: kriek faster), median [min..max];\n"
+               "  --ratio-csv: append those ratios there\n"
                "  --list-kriek: print each problem's kriek kernel name, spec text and label (tab-separated),\n"
                "    run nothing\n",
                argv0);
@@ -265,6 +292,7 @@ Options parse_options(int argc, char** argv) {
     else if (a == "--peak") o.peak_gflops = std::atof(value().c_str());
     else if (a == "--csv") o.csv = value();
     else if (a == "--speedup-csv") o.speedup_csv = value();
+    else if (a == "--ratio-csv") o.ratio_csv = value();
     else if (a == "--label") o.label = value();
     else if (a == "--kriek-so") o.kriek_so = value();
     else if (a == "--kriek-symbol") o.kriek_symbol = value();
@@ -324,7 +352,7 @@ int main(int argc, char** argv) {
     fill_random(A, p.a_size(), seed(p.text() + "A"));
     fill_random(B, p.b_size(), seed(p.text() + "B"));
     const std::string label = p.label();
-    std::vector<Result> results;
+    std::vector<std::pair<Runner*, Result>> results;  // each runner measured on this problem, and its result
     for (RunnerPtr& r : runners) {
       if (!r->handles(p.op)) continue;
       const bool is_kriek = names_kriek(r->name());
@@ -344,15 +372,16 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
       if (!o.csv.empty()) append_csv(o, p, res);
       any_wrong |= res.status == "WRONG";
-      results.push_back(res);
+      results.emplace_back(r.get(), res);
     }
-    // Each kriek variant against every peer, and the plain one against the packed one, from this process's runs.
-    for (const Result& k : results) {
-      if (!names_kriek(k.name) || k.status != "ok") continue;
-      for (const Result& r : results) {
-        if (&r == &k || r.status != "ok" || (names_kriek(r.name) && k.name != "kriek")) continue;
-        std::printf("%-14s %-12s / %-16s = %.2fx (same process, same inputs)\n", label.c_str(), k.name.c_str(),
-                    r.name.c_str(), k.median / r.median);
+    // Each kriek variant against every peer, and the plain one against the packed one: paired ratios, between
+    // runners whose own measurement above was ok.
+    for (const auto& [k, kres] : results) {
+      if (!names_kriek(kres.name) || kres.status != "ok") continue;
+      for (const auto& [r, rres] : results) {
+        if (r == k || rres.status != "ok" || (names_kriek(rres.name) && kres.name != "kriek")) continue;
+        paired_peer_ratio(o, p, A, B, C, *k, kres.name, *r, rres.name);
+        std::fflush(stdout);
       }
     }
     if (o.threads > 1 && !o.kriek_lib.empty() && !o.speedup_csv.empty()) {

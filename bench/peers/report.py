@@ -3,11 +3,12 @@
 thread count, Markdown tables of GFLOP/s per library and problem, of the fraction of the measured peak (threads x
 the single-core peak from peak_fma) and of each library's ratio to oneDNN (the better of its variants, geometric
 mean in the last column), the 2-thread / 1-thread speed-ups (and kriek's timed within one process when given the
-driver's --speedup-csv), kriek's search time and peak RSS per problem when
+driver's --speedup-csv), kriek's paired ratio to the fastest peer per problem when given the driver's --ratio-csv
+(both timed in one process, alternating rounds), kriek's search time and peak RSS per problem when
 given the search CSV of scripts/kriek_library.sh, lists the kernel each library picked, and draws GFLOP/s per
 library to a PNG (square matmuls as lines, every other problem as bars).
 
-Usage: report.py CSV [--png PNG] [--md MD] [--search SEARCH_CSV] [--speedup SPEEDUP_CSV]
+Usage: report.py CSV [--png PNG] [--md MD] [--search SEARCH_CSV] [--speedup SPEEDUP_CSV] [--ratios RATIO_CSV]
 The plot needs matplotlib (Debian: python3-matplotlib, so run with /usr/bin/python3); without it only the
 tables are written.
 """
@@ -96,8 +97,7 @@ def ratio_rows(per, names):
         ratios = [(median_ok(per[lib].get(s, [])) or 0) / best[s] if s in best else 0 for s in names]
         cells = [f"{r:.2f}" if r > 0 else "" for r in ratios]
         got = [r for r in ratios if r > 0]
-        mean = math.exp(sum(map(math.log, got)) / len(got)) if got else 0
-        rows.append((lib, cells + [f"{mean:.2f}" if got else ""]))
+        rows.append((lib, cells + [f"{geomean(got):.2f}" if got else ""]))
     return rows
 
 
@@ -147,16 +147,74 @@ def paired_table(path, names):
         return []
     by = OrderedDict()
     for r in rows:
-        by.setdefault(r["library"], {}).setdefault(label(r), []).append(float(r["speedup_median"]))
+        by.setdefault(r["library"], {}).setdefault(label(r), []).append(r)
     threads = rows[0]["threads"]
     out = [f"\nspeed-up, {threads} threads / 1 thread, within one process (kriek's parallel and serial kernels "
            "alternating round by round, on the same buffers; median of the rounds, then of the processes)\n"]
-    out += table("library", names, [(lib, [f"{statistics.median(got[s]):.2f}" if s in got else "" for s in names])
+    out += table("library", names, [(lib, [f"{statistics.median(float(r['speedup_median']) for r in got[s]):.2f}"
+                                           + paired_mark(got[s]) if s in got else "" for s in names])
                                     for lib, got in by.items()])
+    if any(paired_mark(rs) for got in by.values() for rs in got.values()):
+        out.append(PAIRED_LEGEND)
     return out
 
 
-def tables(problems, cells, kernels, peak, search, paired=None):
+def geomean(xs):
+    return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else 0
+
+
+PAIRED_LEGEND = ("* = starved (others used >= 15% of the cores during the rounds, even after 3 tries); ~ = some turns "
+                 "began before the other side's threads were idle (the wait for them timed out)")
+
+
+def paired_mark(rows):
+    """'*' when a paired ratio's rounds were starved, '~' when a turn began with the other side's threads busy."""
+    mark = "*" if any(r.get("starved") == "1" for r in rows) else ""
+    return mark + ("~" if any(r.get("unquiet_turns", "0") not in ("", "0") for r in rows) else "")
+
+
+def best_peer_table(path, cells, names):
+    """Per thread count, each kriek variant's paired ratio (driver --ratio-csv: peer time / kriek time per round of
+    one process, the median of the rounds; > 1 = kriek faster) against the peer with the highest median GFLOP/s on
+    that problem in the main CSV, the peer named in the first row; geometric mean in the last column. A pair timed
+    in several processes (reruns appended to one CSV) takes the median of their medians."""
+    try:
+        rows = load(path)
+    except OSError:
+        rows = []
+    if not rows:
+        return [f"\nkriek / best peer, paired: no record in {path}"]
+    got = {}
+    for r in rows:
+        got.setdefault((int(r["threads"]), r["library"], r["peer"], label(r)), []).append(r)
+    out = []
+    for threads in sorted(cells):
+        per = cells[threads]
+        best = {}
+        for s in names:
+            peers = [(median_ok(per[lib][s]), lib) for lib in per if not lib.startswith("kriek") and s in per[lib]]
+            peers = [(g, lib) for g, lib in peers if g]
+            if peers:
+                best[s] = max(peers)[1]
+        variants = ordered({lib for (t, lib, _, _) in got if t == threads})
+        if not variants:
+            continue
+        body = [("fastest peer (median GFLOP/s)", [best.get(s, "") for s in names] + [""])]
+        for v in variants:
+            pairs = [got.get((threads, v, best.get(s), s), []) for s in names]
+            ratios = [statistics.median(float(r["ratio_median"]) for r in rs) if rs else None for rs in pairs]
+            row = [f"{x:.2f}" + paired_mark(rs) if x else "" for x, rs in zip(ratios, pairs)]
+            kept = [x for x in ratios if x]
+            body.append((v, row + [f"{geomean(kept):.2f}" if kept else ""]))
+        out.append(f"\n{threads} thread(s), kriek / best peer, paired (same process, alternating rounds; > 1 = kriek "
+                   "faster)\n")
+        out += table("library", names + ["geomean"], body)
+    if any(paired_mark(rs) for rs in got.values()):
+        out.append(PAIRED_LEGEND)
+    return out
+
+
+def tables(problems, cells, kernels, peak, search, paired=None, ratios=None):
     out = []
     names = list(problems)
     for threads in sorted(cells):
@@ -180,6 +238,8 @@ def tables(problems, cells, kernels, peak, search, paired=None):
         out += table("library", names, rows)
     if paired:
         out += paired_table(paired, names)
+    if ratios:
+        out += best_peer_table(ratios, cells, names)
     if search:
         out += search_table(search, names)
     named = [(n, t) for n, t in problems.items() if n != t]
@@ -268,12 +328,13 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--search", help="kriek's search CSV (scripts/kriek_library.sh --search-csv)")
     ap.add_argument("--speedup", help="kriek's same-process speed-ups (the peer driver's --speedup-csv)")
+    ap.add_argument("--ratios", help="kriek's paired ratios to each peer (the peer driver's --ratio-csv)")
     args = ap.parse_args()
     rows = load(args.csv)
     if not rows:
         sys.exit(f"report: {args.csv} has no results")
     problems, cells, kernels, peak = summarize(rows)
-    text = tables(problems, cells, kernels, peak, args.search, args.speedup)
+    text = tables(problems, cells, kernels, peak, args.search, args.speedup, args.ratios)
     print(text)
     if args.md:
         with open(args.md, "w") as f:
