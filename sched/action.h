@@ -134,6 +134,8 @@ ExpandResult expand(const Action& action, const Spec& spec, const Target& target
 
 /// Every legal action of `spec`, in a deterministic order (see enumerate.cpp for the tile-size grid).
 std::vector<Action> enumerate_actions(const Spec& spec, const Target& target);
+/// The same into `out` (cleared first), whose capacity a caller that enumerates over and over reuses.
+void enumerate_actions(const Spec& spec, const Target& target, std::vector<Action>& out);
 
 /// The action as the REPL and the printer write it, e.g. "tile_out 32 32", "move op0 L1 row" (operands by index:
 /// without the Spec the output cannot be told from an input).

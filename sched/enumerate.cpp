@@ -434,11 +434,17 @@ std::vector<std::int64_t> tile_sizes(std::int64_t extent, bool with_extent, bool
 }
 
 std::vector<Action> enumerate_actions(const Spec& spec, const Target& target) {
-  const QuietReasons quiet;  // only which actions apply
   std::vector<Action> out;
+  enumerate_actions(spec, target, out);
+  return out;
+}
+
+void enumerate_actions(const Spec& spec, const Target& target, std::vector<Action>& out) {
+  const QuietReasons quiet;  // only which actions apply
+  out.clear();
   const ConvPath cp = conv_path(spec);
   tile_outs(spec, cp, target, out);
-  if (batched_matmul(spec)) return out;  // one batch element at a time, nothing else
+  if (batched_matmul(spec)) return;  // one batch element at a time, nothing else
   splits(spec, cp, target, out);
   slides(spec, cp, target, out);
   moves(spec, cp, target, out);
@@ -449,7 +455,6 @@ std::vector<Action> enumerate_actions(const Spec& spec, const Target& target) {
   pad_images(spec, cp, target, out);
   if (!flatten_fails(Flatten{}, spec, target)) out.emplace_back(Flatten{});
   for (KernelKind k : kernels_for(spec, target)) out.emplace_back(Select{k});
-  return out;
 }
 
 }  // namespace kriek

@@ -142,8 +142,8 @@ class Synthesizer {
   /// Starts solving: the table's answer, or the Job that asks for every child (in sparse mode off the grid, first
   /// for the anchor).
   void begin(const Spec& spec, Slot& s);
-  /// Expands `actions` of the Job's Spec and asks for every child; the last one done folds.
-  void search(Job* job, std::vector<Action> actions);
+  /// Expands the Job's actions (set by the caller) and asks for every child; the last one done folds.
+  void search(Job* job);
   /// Asks for each of `asks` (memo key and entry) on behalf of `job` (which it then owns): the last one done, or
   /// this call when all are done already, finishes it.
   void await(Job* job, std::span<const std::pair<const Spec*, Slot*>> asks);
