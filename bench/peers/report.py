@@ -101,12 +101,17 @@ def ratio_rows(per, names):
     return rows
 
 
+def load_optional(path):
+    """The rows of the CSV at `path`, none when it cannot be read (a benchmark that wrote no such file)."""
+    try:
+        return load(path)
+    except OSError:
+        return []
+
+
 def search_table(path, names):
     """kriek's search per problem: the parallel kernel's and the serial (_t1) one's time and peak RSS."""
-    try:
-        rows = load(path)
-    except OSError:
-        rows = []
+    rows = load_optional(path)
     if not rows:
         return [f"\nkriek's searches: no record in {path}"]
     by = OrderedDict()
@@ -139,10 +144,7 @@ def search_table(path, names):
 def paired_table(path, names):
     """kriek's speed-up over its serial kernel timed within each process (driver --speedup-csv: the parallel and
     the _t1 kernel alternating round by round), the median over processes."""
-    try:
-        rows = load(path)
-    except OSError:
-        rows = []
+    rows = load_optional(path)
     if not rows:
         return []
     by = OrderedDict()
@@ -178,10 +180,7 @@ def best_peer_table(path, cells, names):
     one process, the median of the rounds; > 1 = kriek faster) against the peer with the highest median GFLOP/s on
     that problem in the main CSV, the peer named in the first row; geometric mean in the last column. A pair timed
     in several processes (reruns appended to one CSV) takes the median of their medians."""
-    try:
-        rows = load(path)
-    except OSError:
-        rows = []
+    rows = load_optional(path)
     if not rows:
         return [f"\nkriek / best peer, paired: no record in {path}"]
     got = {}
