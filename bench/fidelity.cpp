@@ -157,6 +157,7 @@ int main(int argc, char** argv) {
   std::string profile_file, csv = "bench/results/fidelity.csv", tables = "build/fidelity-tables";
   std::size_t k = 8;
   bool quick = false, parallel = false;
+  std::vector<std::string> specs;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--profile") && i + 1 < argc) profile_file = argv[++i];
     else if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
@@ -164,8 +165,10 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--top") && i + 1 < argc) k = static_cast<std::size_t>(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--parallel")) parallel = true;
+    else if (!std::strcmp(argv[i], "--spec") && i + 1 < argc) specs.push_back(argv[++i]);
     else {
-      std::cerr << "usage: bench_fidelity [--profile FILE] [--top K] [--quick] [--parallel] [--csv FILE] [--tables DIR]\n";
+      std::cerr << "usage: bench_fidelity [--profile FILE] [--top K] [--quick | --spec TEXT...] [--parallel] [--csv FILE] "
+                   "[--tables DIR]\n";
       return 1;
     }
   }
@@ -177,7 +180,8 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     std::cout << std::left << std::setw(34) << "spec" << std::setw(9) << "model" << std::right << std::setw(6) << "K"
               << std::setw(9) << "rho" << std::setw(12) << "pick gap" << "\n";
-    for (const std::string& text : quick ? kQuickSuite : kSuite) {
+    if (specs.empty()) specs = quick ? kQuickSuite : kSuite;
+    for (const std::string& text : specs) {
       std::vector<Candidates> per_model;
       SpecMeasurements m{dir, {}, {}, {}};
       for (const auto& [name, target] : models) {

@@ -135,7 +135,7 @@ CSource emit_c(const ImplPtr& impl, const Target& target, std::string function) 
       << "static float *" << workspace_fn << "(void) {\n"
       << "  static _Thread_local float *ws;\n"
       << "  if (!ws) {\n"
-      << "    ws = aligned_alloc(64, " << (ws + kBufferAlign - 1) / kBufferAlign * kBufferAlign << ");\n"
+      << "    ws = aligned_alloc(" << kWorkspaceAlign << ", " << workspace_allocation(ws) << ");\n"
       << "    if (!ws) {\n"
       << "      fputs(\"" << function << ": cannot allocate " << ws << " bytes of workspace\\n\", stderr);\n"
       << "      abort();\n"

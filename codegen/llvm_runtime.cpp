@@ -28,7 +28,8 @@ extern "C" void* kriek_jit_workspace(std::int64_t bytes) noexcept {
   thread_local Buffer buffer;
   if (buffer.bytes < bytes) {
     std::free(buffer.data);
-    buffer.data = std::aligned_alloc(kriek::codegen::kBufferAlign, static_cast<std::size_t>(bytes));
+    buffer.data = std::aligned_alloc(kriek::codegen::kWorkspaceAlign,
+                                     static_cast<std::size_t>(kriek::codegen::workspace_allocation(bytes)));
     if (!buffer.data) {
       std::fprintf(stderr, "kriek: cannot allocate %lld bytes of kernel workspace\n", static_cast<long long>(bytes));
       std::abort();
@@ -62,7 +63,7 @@ void define_workspace(llvm::Function& f, std::int64_t bytes, IrUse use) {
       b.CreateCondBr(b.CreateIsNull(ws), fresh, done);
       b.SetInsertPoint(fresh);
       auto alloc = m.getOrInsertFunction("aligned_alloc", b.getPtrTy(), b.getInt64Ty(), b.getInt64Ty());
-      llvm::Value* made = b.CreateCall(alloc, {b.getInt64(kBufferAlign), b.getInt64(rounded)});
+      llvm::Value* made = b.CreateCall(alloc, {b.getInt64(kWorkspaceAlign), b.getInt64(workspace_allocation(bytes))});
       b.CreateStore(made, slot);
       b.CreateBr(done);
       b.SetInsertPoint(done);
