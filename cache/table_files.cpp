@@ -1,10 +1,9 @@
 // The default table location and opening table files (see table_files.h).
 #include "cache/table_files.h"
 
-#include <cstdio>
-
 #include "cache/table_dir.h"
 #include "spec/error.h"
+#include "spec/stable_hash.h"
 
 namespace kriek {
 
@@ -16,9 +15,7 @@ std::filesystem::path default_cache_dir(const char* xdg_cache_home, const char* 
 }
 
 std::filesystem::path default_table_path(const Target& target, const char* xdg_cache_home, const char* home) {
-  char fingerprint[17];
-  std::snprintf(fingerprint, sizeof fingerprint, "%016llx", static_cast<unsigned long long>(target.fingerprint()));
-  return default_cache_dir(xdg_cache_home, home) / (target.name + "-" + fingerprint + ".table");
+  return default_cache_dir(xdg_cache_home, home) / (target.name + "-" + hex16(target.fingerprint()) + ".table");
 }
 
 std::filesystem::path legacy_default_table_path(const Target& target, const std::filesystem::path& cache_dir) {

@@ -2,6 +2,7 @@
 #include "spec/stable_hash.h"
 
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -55,6 +56,12 @@ std::uint64_t stable_hash(const void* data, std::size_t size, std::uint64_t seed
 StableHasher& StableHasher::add(std::uint64_t v) {
   for (int i = 0; i < 8; ++i) bytes_ += static_cast<char>((v >> (8 * i)) & 0xff);
   return *this;
+}
+
+std::string hex16(std::uint64_t v) {
+  char digits[17];
+  std::snprintf(digits, sizeof digits, "%016llx", static_cast<unsigned long long>(v));
+  return digits;
 }
 
 StableHasher& StableHasher::add(std::string_view s) {

@@ -32,6 +32,9 @@ class StableHasher {
   std::string bytes_;
 };
 
+/// A hash or fingerprint as file names, manifests and cache keys write it: 16 lowercase hex digits, zero-padded.
+std::string hex16(std::uint64_t v);
+
 /// The cereal binary encoding of the Spec (written by ByteWriter): equal Specs, and only they, have equal encodings.
 std::string spec_bytes(const Spec& spec);
 /// Decodes spec_bytes; throws UserError when the bytes do not decode (a corrupted record).

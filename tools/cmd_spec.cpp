@@ -37,8 +37,12 @@ int run_target(const std::vector<std::string>& raw) {
   }
   const Target target = command_target(args);
   std::cout << target;
-  if (const char *xdg = std::getenv("XDG_CACHE_HOME"), *home = std::getenv("HOME"); (xdg && *xdg) || (home && *home)) {
-    std::cout << "default DP table " << kriek::default_table_path(target, xdg, home).string() << "\n";
+  try {
+    const std::filesystem::path table =
+        kriek::default_table_path(target, std::getenv("XDG_CACHE_HOME"), std::getenv("HOME"));
+    std::cout << "default DP table " << table.string() << "\n";
+  } catch (const UserError&) {
+    // Neither cache variable is set: no default table, which is no error for `kriek target`.
   }
   std::cout << "C flags";
   for (const std::string& f : codegen::isa_flags(target)) std::cout << ' ' << f;

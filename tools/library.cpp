@@ -67,9 +67,7 @@ std::string source_hash(const LibraryKernel& k, const Target& target) {
       key += "\n" + arg;
     }
   }
-  std::ostringstream out;
-  out << std::hex << std::setw(16) << std::setfill('0') << stable_hash(key);
-  return out.str();
+  return hex16(stable_hash(key));
 }
 
 bool read_result(const fs::path& file, LibraryKernel& k) {

@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "spec/stable_hash.h"
 #include "spec/text.h"
 #include "tools/library.h"
 
@@ -32,12 +33,6 @@ std::string json_string(const std::string& s) {
     }
   }
   out << '"';
-  return out.str();
-}
-
-std::string hex(std::uint64_t v) {
-  std::ostringstream out;
-  out << std::hex << std::setw(16) << std::setfill('0') << v;
   return out.str();
 }
 
@@ -157,8 +152,8 @@ std::string library_manifest(const LibraryOptions& options, const std::vector<Li
   m << "{\n  \"schema\": \"kriek-library/1\",\n  \"name\": " << json_string(options.name)
     << ",\n  \"kriek_version\": " << json_string(KRIEK_VERSION) << ",\n  \"list\": " << json_string(options.list_file)
     << ",\n  \"target\": {\"name\": " << json_string(target.name) << ", \"isa\": "
-    << json_string(std::string(isa_name(target.isa))) << ", \"fingerprint\": " << json_string(hex(target.fingerprint()))
-    << "},\n  \"cost_model\": " << json_string(hex(model.fingerprint())) << ",\n  \"table\": "
+    << json_string(std::string(isa_name(target.isa))) << ", \"fingerprint\": " << json_string(hex16(target.fingerprint()))
+    << "},\n  \"cost_model\": " << json_string(hex16(model.fingerprint())) << ",\n  \"table\": "
     << (table.empty() ? "null" : json_string(table)) << ",\n  \"kernels\": [";
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const LibraryKernel& k = kernels[i];

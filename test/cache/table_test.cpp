@@ -192,9 +192,7 @@ TEST_CASE("export writes one JSON object per Spec", "[cache]") {
 }
 
 TEST_CASE("the default table lives in the per-user cache directory, one per target fingerprint", "[cache]") {
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(test::test_target().fingerprint()));
-  const std::string file = test::test_target().name + "-" + hex + ".table";
+  const std::string file = test::test_target().name + "-" + hex16(test::test_target().fingerprint()) + ".table";
   CHECK(default_table_path(test::test_target(), "/x/cache", "/home/u") == "/x/cache/kriek/" + file);
   CHECK(default_table_path(test::test_target(), "", "/home/u") == "/home/u/.cache/kriek/" + file);
   CHECK(default_table_path(test::test_target(), nullptr, "/home/u") == "/home/u/.cache/kriek/" + file);
