@@ -155,6 +155,9 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
     } else {
       grids.push_back(tile_sizes(shape[d], true, d + 1 < rank));
       if (core_slabs && matrix_rows && d + 1 < rank) slabs[d] = add_core_slab(grids.back(), shape[d], cores, 1);
+      if (core_slabs && matrix_rows && d + 1 == rank && width > 1) {
+        slabs[d] = add_core_slab(grids.back(), shape[d], cores, width);
+      }
       if (core_slabs && vector_slabs) {
         slabs[d] = add_core_slab(grids.back(), shape[d], cores, std::max<std::int64_t>(width, 1));
       }

@@ -29,7 +29,9 @@
 //      run along the row), rows tiles between 1 and the whole share no registers, and sliding windows across
 //      rows are slide's; this keeps the conv search from multiplying every row tile by every column tile. As a
 //      parallel loop only, also one slab of rows per core (ceil(extent / cores)): each core then reads the rows
-//      of a padded image that its share of the copy wrote (res3_3x3 on 2 threads: 643 -> 615 us).
+//      of a padded image that its share of the copy wrote (res3_3x3 on 2 threads: 643 -> 615 us); likewise
+//      any other output matrix's rows, its columns in whole registers (each core its share of a matmul's B),
+//      and a vector output's elements in whole registers (sched/enumerate.cpp's add_core_slab).
 //      A batched matmul of more than one batch element takes only tile_out to one element (the rest whole),
 //      serial or parallel, and no other action: each element is a plain matmul with its own search
 //      (4x64x64x64: 344,683 -> 22,238 Specs, 48-95 -> 0.9 s);
@@ -108,8 +110,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// (blk<last>:32, :64, ...; impl/tiling's register_rows_dense), which were scalar copies. 18: rows of 7 * 2^i where
 /// they divide the extent (kLargestRowSeven). 19: an alias of a tile of panels (rows of one line each) counts the
 /// panels it spans against the cache's ways, not its rows. 20: an alias into L2 leaves one way free. 21: a matmul's
-/// strided lhs is packed row by row in its own placement (MoveTo::copy), never in panels.
-inline constexpr int kEnumerateVersion = 21;
+/// strided lhs is packed row by row in its own placement (MoveTo::copy), never in panels. 22: an output matrix's
+/// columns also in one slab per core (in whole registers).
+inline constexpr int kEnumerateVersion = 22;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;
