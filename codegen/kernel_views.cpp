@@ -104,4 +104,9 @@ std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, Level from) {
   return from == Level::L2 && width == 16 && k / width >= 16 ? 8 : 1;
 }
 
+Level sum_runs_source(Level level, const CView& in) {
+  const std::int64_t bytes = in.layout.buffer_elements(in.buffer) * static_cast<std::int64_t>(sizeof(float));
+  return level == Level::GL && in.storage == Storage::memory && bytes <= kL2ResidentBytes ? Level::L2 : level;
+}
+
 }  // namespace kriek::codegen

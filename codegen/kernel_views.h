@@ -66,6 +66,16 @@ inline constexpr std::int64_t kPeelMinRegisters = 14;
 /// registers hold no 8 chains beside the rows' sums.
 std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, Level from);
 
+/// The level vec_sum_runs streams `in` from, for sum_runs_chains: the Spec's `level`, except that a buffer in main
+/// memory of at most kL2ResidentBytes is read from L2: a kernel run again on its operands, or right after the op
+/// that wrote them, finds a buffer that small there. reducesum[axis=1] with its input in main memory, the same
+/// Impl emitted with 8 chains against 1, 5 alternating rounds (REPL `compare`, Cascade Lake VM, one core): 64x256
+/// 0.82x the time, 32x1024 0.73x, 16x2048 0.83x, 128x512 0.90x, 256x256 0.95x; the fidelity suite's pick for
+/// 64x256 had measured 1.21-1.26x the time of its fastest candidate, an alias of its input in L2.
+Level sum_runs_source(Level level, const CView& in);
+/// A quarter of the L2 of every core with 16-lane registers (1 MiB and up), the only ones with several chains.
+inline constexpr std::int64_t kL2ResidentBytes = 256 * 1024;
+
 /// `i`'s lowest `bits` bits in reverse order: the lane transpose trees of both backends place register r at
 /// bit_reverse(r) so that lane r ends as its sum.
 constexpr std::size_t bit_reverse(std::size_t i, unsigned bits) {

@@ -86,7 +86,7 @@ void emit_ir_kernel(IrKernelContext& c, KernelKind k, const Spec& spec, const st
     }
     case KernelKind::vec_sum_run: return g.chained_sums(k, {ops[0]}, {}, {out});
     case KernelKind::vec_sum_rows: return g.sum_rows(std::get<ReduceSum>(spec.op).axis, ops[0], out);
-    case KernelKind::vec_sum_runs: return g.sum_runs(ops[0], out, spec.input(0).level);
+    case KernelKind::vec_sum_runs: return g.sum_runs(ops[0], out, sum_runs_source(spec.input(0).level, ops[0]));
   }
   KRIEK_ASSERT(false, "no LLVM IR for kernel ", static_cast<int>(k));
 }

@@ -70,13 +70,33 @@ TEST_CASE("rows from L2 are summed two at a time with eight chains each, in both
   check_runs(tail, target);
 }
 
-TEST_CASE("rows in L1, in main memory or shorter than 16 registers are summed all at once", "[codegen]") {
+TEST_CASE("rows in L1, in main memory beyond L2's share or shorter than 16 registers are summed all at once",
+          "[codegen]") {
   const Target target = named_target("avx512");
-  for (const char* text : {"reducesum[axis=1] 16x256 f32 L1", "reducesum[axis=1] 16x256 f32",
+  // 16x4097 floats in main memory: 262,208 bytes, just past kL2ResidentBytes.
+  for (const char* text : {"reducesum[axis=1] 16x256 f32 L1", "reducesum[axis=1] 16x4097 f32",
                            "reducesum[axis=1] 16x240 f32 L2"}) {
     INFO(text);
     const ImplPtr impl = row_sums(target, text);
     CHECK_THAT(emit_c(impl, target).code, !Contains(kChainedStep));
     check_runs(impl, target);
   }
+}
+
+TEST_CASE("rows of a main-memory buffer that L2 holds are summed as from L2", "[codegen]") {
+  const Target target = named_target("avx512");
+  // 16x256 floats (16 KiB) and 16x4096 (256 KiB, kL2ResidentBytes) in main memory: eight chains, as from L2.
+  for (const char* text : {"reducesum[axis=1] 16x256 f32", "reducesum[axis=1] 16x4096 f32"}) {
+    INFO(text);
+    const ImplPtr impl = row_sums(target, text);
+    CHECK_THAT(emit_c(impl, target).code, Contains(kChainedStep));
+    check_runs(impl, target);
+  }
+  const Spec spec = parse_spec("reducesum[axis=1] 16x4096 f32", target);
+  const CView in = whole(Storage::memory, "in", spec.input(0).shape, spec.input(0).layout);
+  CHECK(sum_runs_source(Level::GL, in) == Level::L2);
+  CHECK(sum_runs_source(Level::L1, in) == Level::L1);
+  const Spec big = parse_spec("reducesum[axis=1] 16x4097 f32", target);
+  CHECK(sum_runs_source(Level::GL, whole(Storage::memory, "in", big.input(0).shape, big.input(0).layout)) ==
+        Level::GL);
 }
