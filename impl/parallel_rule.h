@@ -10,10 +10,16 @@
 
 namespace kriek {
 
-/// Parallel loops only for Specs of at least this much work (0.5 MFLOP, matmul 64^3): a thread team costs thousands
-/// of cycles to start (the cost model's parallel_launch), so below it a parallel loop never pays; from it up the
-/// DP weighs the launch against the split work (matmul 64^3 on 2 threads 1.34x, 82x99x63 1.48x its serial pick).
-inline constexpr double kParallelMinFlops = 1 << 19;
+/// Parallel loops only for Specs of at least this much work (2^18 operations, matmul 51^3): a thread team costs
+/// about a thousand cycles to start (the cost model's parallel_launch), so below it a parallel loop does not pay;
+/// from it up the DP weighs the launch against the split work (matmul 64^3 on 2 threads 1.34x, 82x99x63 1.48x its
+/// serial pick). 2^19 until session twenty-six, which left 63^3 serial; at 2^18, kernels from `kriek library` raced
+/// in the peer driver's process on 2 threads (Cascade Lake VM, two runs each, against the same libxsmm): 63^3 1.34-
+/// 1.44x its serial kernel (against libxsmm, which splits M between two OpenMP threads: 0.75-0.91 -> 0.98-1.09),
+/// 32x52x93 1.28-1.57x, 50x50x70 1.44-1.51x, 40x64x64 1.06-1.14x. At 2^17 48^3 and 40x40x60 gained 1.13-1.21x
+/// but 32x48x64 took 1.16-1.39x and 24x64x64 up to 1.5x the time of their serial kernels: the model does not see
+/// what a team costs there.
+inline constexpr double kParallelMinFlops = 1 << 18;
 /// ... counted in registers of this many lanes (AVX-512's f32: the widest kriek targets): a matmul whose output rows
 /// are narrower than a register takes the time of whole registers (flop_count with lanes). 2 threads against the
 /// serial picks: 1024x64x2 (2^18 operations) 2.35 -> 1.80 us, 96x256x5 1.87 -> 1.68 us.

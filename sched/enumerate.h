@@ -24,7 +24,7 @@
 //      small threes in every dimension but the innermost; the innermost only in whole vectors, 1 or E: part of
 //      a vector fills no register that the register panels of a whole-vector tile do not),
 //      dimension 0 outermost, sizes increasing; each tile serial, then parallel unless serial_only or the Spec
-//      has under 0.5 MFLOP of work (a thread team costs more than it saves there). A Conv's batch and rows take
+//      has under 0.26 MFLOP of work (a thread team costs more than it saves there). A Conv's batch and rows take
 //      only 1 and their extent: a conv reaches the matmul kernels one output row at a time (to_matmul's M is a
 //      run along the row), rows tiles between 1 and the whole share no registers, and sliding windows across
 //      rows are slide's; this keeps the conv search from multiplying every row tile by every column tile. As a
