@@ -30,7 +30,8 @@
 //      rows are slide's; this keeps the conv search from multiplying every row tile by every column tile. As a
 //      parallel loop only, also one slab of rows per core (ceil(extent / cores)): each core then reads the rows
 //      of a padded image that its share of the copy wrote (res3_3x3 on 2 threads: 643 -> 615 us); likewise
-//      any other output matrix's rows, its columns in whole registers (each core its share of a matmul's B),
+//      any other output matrix's rows, its columns (where more than its rows) in whole registers (each core its
+//      share of a matmul's B),
 //      and a vector output's elements in whole registers (sched/enumerate.cpp's add_core_slab).
 //      A batched matmul of more than one batch element takes only tile_out to one element (the rest whole),
 //      serial or parallel, and no other action: each element is a plain matmul with its own search
@@ -111,8 +112,8 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// they divide the extent (kLargestRowSeven). 19: an alias of a tile of panels (rows of one line each) counts the
 /// panels it spans against the cache's ways, not its rows. 20: an alias into L2 leaves one way free. 21: a matmul's
 /// strided lhs is packed row by row in its own placement (MoveTo::copy), never in panels. 22: an output matrix's
-/// columns also in one slab per core (in whole registers).
-inline constexpr int kEnumerateVersion = 22;
+/// columns also in one slab per core (in whole registers). 23: only where they outnumber its rows.
+inline constexpr int kEnumerateVersion = 23;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

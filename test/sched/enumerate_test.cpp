@@ -110,10 +110,7 @@ TEST_CASE("enumerate: the innermost output dimension in whole vectors, outputs n
   const auto odd = only<TileOut>(enumerate_actions(matmul({64, 64}, {64, 63}), t));
   CHECK(std::any_of(odd.begin(), odd.end(), [](const TileOut& x) { return x.tile[1] == 63; }));
   CHECK(std::any_of(odd.begin(), odd.end(), [](const TileOut& x) { return x.tile[1] == 32; }));
-  // 16 only as a parallel loop, one slab of whole registers per core (63 / 2 rounded down to vectors).
-  for (const TileOut& x : odd) {
-    CHECK((x.tile[1] == 1 || x.tile[1] == 32 || x.tile[1] == 63 || (x.parallel && x.tile[1] == 16)));
-  }
+  for (const TileOut& x : odd) CHECK((x.tile[1] == 1 || x.tile[1] == 32 || x.tile[1] == 63));
   for (const TileOut& x : only<TileOut>(enumerate_actions(matmul({64, 64}, {64, 6}), t))) {
     CHECK((x.tile[1] == 1 || x.tile[1] == 6));  // narrower than a vector: 1 or whole
   }
@@ -289,8 +286,8 @@ TEST_CASE("enumerate: a matmul's rows in one slab per core, as a parallel loop o
   for (const TileOut& t : only<TileOut>(enumerate_actions(serial, avx512()))) CHECK(t.tile[0] != 41);
   // A grid tile that halves the rows is the slab already.
   CHECK(has(matmul({128, 64}, {64, 63}), {64, 63}, true));
-  // Columns in one slab per core of whole registers, as a parallel loop only: 200 columns in two slabs of 96 and
-  // 8 after them; 768 (which the grid cuts into 512 and 256) in two of 384, each core its half of B.
+  // Columns (more than rows) in one slab per core of whole registers, as a parallel loop only: 200 columns in two
+  // slabs of 96 and 8 after them; 768 (which the grid cuts into 512 and 256) in two of 384, each core its half of B.
   for (const TileOut& t : only<TileOut>(enumerate_actions(matmul({64, 64}, {64, 200}), avx512()))) {
     CHECK(t.tile[1] != 100);
     CHECK(t.tile[1] != 112);
@@ -299,6 +296,8 @@ TEST_CASE("enumerate: a matmul's rows in one slab per core, as a parallel loop o
   CHECK(has(matmul({64, 64}, {64, 200}), {64, 96}, true));
   CHECK(has(matmul({128, 64}, {64, 768}), {128, 384}, true));
   CHECK_FALSE(has(matmul({128, 64}, {64, 768}), {128, 384}, false));
+  // Only where there are more columns than rows: 200 rows of 200 columns split by rows alone.
+  CHECK_FALSE(has(matmul({200, 64}, {64, 200}), {200, 96}, true));
   // An odd extent in slabs rounded down: 127 rows are two slabs of 63 in parallel and one row after them (slabs of
   // 64 would be one slab and a serial boundary of 63).
   CHECK(has(matmul({127, 256}, {256, 64}), {63, 64}, true));
