@@ -1,5 +1,5 @@
-// The `tuned` file of a DP table (see tuned.h). A line: "tuned 1 IDENTITY KEY LIMITS SECONDS PICK COST ACTION
-// CHILDREN", numbers in hex where they are hashes, the action as the hex of its table encoding (action_codec.h).
+// The `tuned` file of a DP table (see tuned.h). A line: "tuned 2 KEY SECONDS PICK COST ACTION CHILDREN CODE",
+// numbers in hex where they are hashes (KEY: the table's identity, the Spec and the limits; CODE: the kernels'), the action as the hex of its table encoding (action_codec.h).
 #include "cache/tuned.h"
 
 #include <fcntl.h>
@@ -20,7 +20,7 @@ namespace kriek {
 namespace {
 
 constexpr const char* kFile = "tuned";
-constexpr int kVersion = 1;
+constexpr int kVersion = 2;  // 2: the code hash (version 1 records are skipped: re-tune)
 
 /// One hash of everything a record must agree with: the table's identity (target with its profile, cost model,
 /// vocabulary), the Spec's table key and the limits.
@@ -63,7 +63,10 @@ std::optional<TunedRecord> parse_line(const std::string& line, std::uint64_t key
   std::uint64_t k = 0;
   TunedRecord r;
   if (!(in >> tag >> version >> std::hex >> k) || tag != "tuned" || version != kVersion || k != key) return std::nullopt;
-  if (!(in >> std::dec >> r.seconds >> r.pick_seconds >> r.decision.cost >> action_hex >> children)) return std::nullopt;
+  if (!(in >> std::dec >> r.seconds >> r.pick_seconds >> r.decision.cost >> action_hex >> children >> std::hex >>
+        r.code)) {
+    return std::nullopt;
+  }
   const std::optional<std::string> bytes = from_hex(action_hex);
   if (!bytes) return std::nullopt;
   try {
@@ -101,7 +104,7 @@ void record_tuned(const std::filesystem::path& table, const Target& target, cons
        << " ";
   for (std::size_t i = 0; i < record.decision.children.size(); ++i) line << (i ? "," : "") << record.decision.children[i];
   if (record.decision.children.empty()) line << "-";
-  line << "\n";
+  line << " " << std::hex << record.code << "\n";
   const std::string text = line.str();
   const std::filesystem::path path = table / kFile;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

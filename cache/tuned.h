@@ -22,6 +22,9 @@ struct TunedRecord {
   /// Median seconds per call, and of the DP's own pick (the cheapest predicted) in the same run.
   double seconds = 0;
   double pick_seconds = 0;
+  /// A hash of the code both kernels were timed as (codegen::code_hash of the two): a kriek whose code
+  /// generator emits other code for them measured nothing of its own, so its record is not used.
+  std::uint64_t code = 0;
 };
 
 /// Appends `record` for `spec` within `limits` to `table`/tuned (the table's directory must exist). UserError

@@ -22,6 +22,11 @@ std::string llvm_cpu(const Target& target);
 /// (empty: function_name(spec)); a partial Impl is a UserError naming its first hole.
 std::string emit_llvm_ir(const ImplPtr& impl, const Target& target, std::string function = "");
 
+/// A stable hash of the code of the kernels `impls`, their IR as lowered (entry points named alike): what a
+/// measurement of them holds for. A tuned record (cache/tuned.h) keeps it; a kriek whose code generator emits
+/// other code for them did not measure them.
+std::uint64_t code_hash(const std::vector<ImplPtr>& impls, const Target& target);
+
 /// Writes `impl` as a position-independent ELF object file at `path`, after O3, with the entry point `function`
 /// (empty: function_name(spec)) taking dense row-major arrays as the C backend's does. Returns whether it has
 /// parallel loops: they call kriek's runtime, which whoever links the object links too (kernel_runtime.h).

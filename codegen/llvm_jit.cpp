@@ -30,6 +30,7 @@
 #include "codegen/emit_llvm.h"
 #include "codegen/llvm_ir.h"
 #include "impl/printer.h"
+#include "spec/stable_hash.h"
 
 namespace kriek::codegen {
 namespace {
@@ -235,6 +236,12 @@ std::string emit_llvm_ir(const ImplPtr& impl, const Target& target, std::string 
   llvm::raw_string_ostream os(text);
   m.module->print(os, nullptr);
   return os.str();
+}
+
+std::uint64_t code_hash(const std::vector<ImplPtr>& impls, const Target& target) {
+  StableHasher h;
+  for (const ImplPtr& impl : impls) h.add(emit_llvm_ir(impl, target, "kriek_kernel"));
+  return h.value();
 }
 
 bool write_llvm_object(const ImplPtr& impl, const Target& target, const std::filesystem::path& path,

@@ -53,8 +53,9 @@ void query(const std::filesystem::path& path, const Spec& spec, const Target& ta
   }
   if (best < 0) user_error("no Impl of ", spec, " in ", path.string(), " fits the memory limits ", limits);
   // A choice kriek tune measured wins over the cheapest predicted.
+  const ImplPtr pick = reconstruct(spec, static_cast<std::size_t>(best), target, table_lookup(table));
   if (const std::optional<TunedRecord> tuned = find_tuned(path, target, model, spec, limits)) {
-    if (const ImplPtr impl = rebuild_tuned(spec, *tuned, target, table_lookup(table), table)) {
+    if (const ImplPtr impl = rebuild_tuned(spec, *tuned, pick, target, table_lookup(table), table)) {
       std::cout << std::setprecision(3) << "# tuned: the fastest measured by kriek tune, " << tuned->seconds * 1e6
                 << " us per call against " << tuned->pick_seconds * 1e6 << " us for entry " << best
                 << " (predicted cost " << tuned->decision.cost << ", " << action_text(tuned->decision.action, spec)
@@ -64,7 +65,7 @@ void query(const std::filesystem::path& path, const Spec& spec, const Target& ta
     }
   }
   std::cout << "# best within limits: entry " << best << "\n"
-            << print_impl(reconstruct(spec, static_cast<std::size_t>(best), target, table_lookup(table)));
+            << print_impl(pick);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cache/compaction.h"
+#include "codegen/emit_llvm.h"
 #include "cache/table_dir.h"
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
@@ -68,15 +69,22 @@ std::filesystem::path variant_table_path(const std::filesystem::path& table, con
 
 }  // namespace
 
-ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const Target& target, const FrontierLookup& lookup,
-                      const Table& table) {
+ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const ImplPtr& pick, const Target& target,
+                      const FrontierLookup& lookup, const Table& table) {
+  ImplPtr impl;
   try {
-    return reconstruct_decision(spec, tuned.decision, target, lookup, &table);
+    impl = reconstruct_decision(spec, tuned.decision, target, lookup, &table);
   } catch (const UserError& e) {
     std::cerr << "kriek: note: the tuned choice no longer rebuilds (" << e.what()
               << "); the cheapest predicted is used (kriek tune again)\n";
     return nullptr;
   }
+  if (codegen::code_hash({impl, pick}, target) != tuned.code) {
+    std::cerr << "kriek: note: the tuned choice was timed as other code than this kriek emits; the cheapest "
+                 "predicted is used (kriek tune again)\n";
+    return nullptr;
+  }
+  return impl;
 }
 
 std::filesystem::path search_table_path(const std::filesystem::path& table, const SynthOptions& options) {
@@ -154,7 +162,8 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   if (s.table_path) {
     s.tuned = find_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits);
     const Table* table = s.table ? &*s.table : nullptr;
-    ImplPtr tuned = s.tuned && table ? rebuild_tuned(s.spec, *s.tuned, target, synthesizer_lookup(*s.synth, table), *table)
+    ImplPtr tuned = s.tuned && table ? rebuild_tuned(s.spec, *s.tuned, s.impl, target,
+                                                     synthesizer_lookup(*s.synth, table), *table)
                                      : nullptr;
     if (tuned) s.impl = tuned;
     else s.tuned.reset();

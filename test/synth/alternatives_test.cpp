@@ -73,9 +73,10 @@ TEST_CASE("a tuned record is read back and rebuilds the Impl it names", "[synth]
   REQUIRE(all.size() == 4);
   const kriek::testing::TempDir dir;
   CHECK_FALSE(find_tuned(dir.path(), target, model, spec, limits));
-  record_tuned(dir.path(), target, model, spec, limits, TunedRecord{all[2], 1.5e-6, 2e-6});
+  record_tuned(dir.path(), target, model, spec, limits, TunedRecord{all[2], 1.5e-6, 2e-6, 0xfeedbeef12345678});
   const std::optional<TunedRecord> back = find_tuned(dir.path(), target, model, spec, limits);
   REQUIRE(back);
+  CHECK(back->code == 0xfeedbeef12345678);
   CHECK(back->decision.action == all[2].action);
   CHECK(back->decision.children == all[2].children);
   CHECK(back->decision.cost == all[2].cost);

@@ -186,3 +186,32 @@ TEST_CASE("a tuned choice that no longer rebuilds falls back to the cheapest pre
   CHECK_THAT(query.out, Contains("kriek: note: the tuned choice no longer rebuilds") &&
                             Contains("# best within limits: entry 0"));
 }
+
+TEST_CASE("a tuned choice timed as other code than this kriek emits falls back to the cheapest predicted",
+          "[tools][tune]") {
+  const kriek::testing::TempDir dir;
+  const std::string table = (dir / "t.table").string();
+  REQUIRE(run_kriek("tune 'matmul 8x8x16 f32' --top 2 --no-profile --table " + table).status == 0);
+  Result r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("tuned: the fastest") && !Contains("kriek: note"));
+  // The same record with another code hash (its last field): what a kriek whose code generator emitted other code
+  // for these kernels recorded. The last record of a key wins.
+  std::string last;
+  {
+    std::ifstream in(dir / "t.table" / "tuned");
+    for (std::string line; std::getline(in, line);) last = line;
+  }
+  const std::size_t at = last.rfind(' ');
+  REQUIRE(at != std::string::npos);
+  const std::string code = last.substr(at + 1);
+  std::ofstream(dir / "t.table" / "tuned", std::ios::app) << last.substr(0, at + 1) << (code == "1" ? "2" : "1") << "\n";
+  r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("kriek: note: the tuned choice was timed as other code") && Contains("verified") &&
+                        !Contains("tuned: the fastest"));
+  const Result query = run_kriek("query 'matmul 8x8x16 f32' --no-profile --table " + table);
+  CHECK(query.status == 0);
+  CHECK_THAT(query.out, Contains("kriek: note: the tuned choice was timed as other code") &&
+                            Contains("# best within limits: entry 0"));
+}
