@@ -1,5 +1,6 @@
 // The `tuned` file of a DP table (see tuned.h). A line: "tuned 2 KEY SECONDS PICK COST ACTION CHILDREN CODE",
-// numbers in hex where they are hashes (KEY: the table's identity, the Spec and the limits; CODE: the kernels'), the action as the hex of its table encoding (action_codec.h).
+// numbers in hex where they are hashes (KEY: the table's identity, the Spec and the limits; CODE: the kernels'),
+// the action as the hex of its table encoding (action_codec.h).
 #include "cache/tuned.h"
 
 #include <fcntl.h>

@@ -179,7 +179,9 @@ void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<C
     }
     case KernelKind::vec_sum_run: chained_sums(w, need(isa, k), k, {ops[0]}, {}, {out}); return;
     case KernelKind::vec_sum_rows: sum_rows(w, need(isa, k), std::get<ReduceSum>(spec.op).axis, ops[0], out); return;
-    case KernelKind::vec_sum_runs: sum_runs(w, need(isa, k), ops[0], out, sum_runs_source(spec.input(0).level, ops[0])); return;
+    case KernelKind::vec_sum_runs:
+      sum_runs(w, need(isa, k), ops[0], out, sum_runs_source(spec.input(0).level, ops[0]));
+      return;
   }
   KRIEK_ASSERT(false, "no C for kernel ", static_cast<int>(k));
 }

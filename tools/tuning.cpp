@@ -66,7 +66,8 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
   if (candidates.empty()) user_error("no Impl of ", s.spec, " fits the memory limits");
   std::size_t fastest = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
   if (best[fastest] * kTuneMargin > best[0]) fastest = 0;
-  const TunedRecord record{candidates[fastest], best[fastest], best[0], codegen::code_hash({impls[fastest], impls[0]}, target)};
+  const TunedRecord record{candidates[fastest], best[fastest], best[0],
+                           codegen::code_hash({impls[fastest], impls[0]}, target)};
   record_tuned(*s.table_path, target, s.synth->model(), s.spec, s.limits, record);
   s.impl = impls[fastest];
   s.tuned = record;

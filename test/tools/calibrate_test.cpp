@@ -163,6 +163,21 @@ TEST_CASE("kriek tune records the fastest candidate, and query, run and synth us
   CHECK(run_kriek("query " + spec).status == 0);
 }
 
+namespace {
+
+/// `kriek run` and `kriek query` of matmul 8x8x16 with the DP table `table`, whose tuned record they cannot use:
+/// each prints `note`, and takes the cheapest predicted (run verifies it; query prints frontier entry 0).
+void check_falls_back(const std::string& table, const std::string& note) {
+  const Result r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains(note) && Contains("verified") && !Contains("tuned: the fastest"));
+  const Result query = run_kriek("query 'matmul 8x8x16 f32' --no-profile --table " + table);
+  CHECK(query.status == 0);
+  CHECK_THAT(query.out, Contains(note) && Contains("# best within limits: entry 0"));
+}
+
+}  // namespace
+
 TEST_CASE("a tuned choice that no longer rebuilds falls back to the cheapest predicted with a note", "[tools][tune]") {
   const kriek::testing::TempDir dir;
   const std::string table = (dir / "t.table").string();
@@ -177,14 +192,7 @@ TEST_CASE("a tuned choice that no longer rebuilds falls back to the cheapest pre
   REQUIRE_FALSE(broken.children.empty());
   broken.children.front() = 999;
   kriek::record_tuned(table, target, model, spec, kriek::default_limits(target), kriek::TunedRecord{broken, 1e-6, 2e-6});
-  const Result r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
-  CHECK(r.status == 0);
-  CHECK_THAT(r.out, Contains("kriek: note: the tuned choice no longer rebuilds") && Contains("verified") &&
-                        !Contains("tuned: the fastest"));
-  const Result query = run_kriek("query 'matmul 8x8x16 f32' --no-profile --table " + table);
-  CHECK(query.status == 0);
-  CHECK_THAT(query.out, Contains("kriek: note: the tuned choice no longer rebuilds") &&
-                            Contains("# best within limits: entry 0"));
+  check_falls_back(table, "kriek: note: the tuned choice no longer rebuilds");
 }
 
 TEST_CASE("a tuned choice timed as other code than this kriek emits falls back to the cheapest predicted",
@@ -192,7 +200,7 @@ TEST_CASE("a tuned choice timed as other code than this kriek emits falls back t
   const kriek::testing::TempDir dir;
   const std::string table = (dir / "t.table").string();
   REQUIRE(run_kriek("tune 'matmul 8x8x16 f32' --top 2 --no-profile --table " + table).status == 0);
-  Result r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
+  const Result r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Contains("tuned: the fastest") && !Contains("kriek: note"));
   // The same record with another code hash (its last field): what a kriek whose code generator emitted other code
@@ -205,13 +213,7 @@ TEST_CASE("a tuned choice timed as other code than this kriek emits falls back t
   const std::size_t at = last.rfind(' ');
   REQUIRE(at != std::string::npos);
   const std::string code = last.substr(at + 1);
-  std::ofstream(dir / "t.table" / "tuned", std::ios::app) << last.substr(0, at + 1) << (code == "1" ? "2" : "1") << "\n";
-  r = run_kriek("run 'matmul 8x8x16 f32' --no-profile --table " + table);
-  CHECK(r.status == 0);
-  CHECK_THAT(r.out, Contains("kriek: note: the tuned choice was timed as other code") && Contains("verified") &&
-                        !Contains("tuned: the fastest"));
-  const Result query = run_kriek("query 'matmul 8x8x16 f32' --no-profile --table " + table);
-  CHECK(query.status == 0);
-  CHECK_THAT(query.out, Contains("kriek: note: the tuned choice was timed as other code") &&
-                            Contains("# best within limits: entry 0"));
+  std::ofstream(dir / "t.table" / "tuned", std::ios::app)
+      << last.substr(0, at + 1) << (code == "1" ? "2" : "1") << "\n";
+  check_falls_back(table, "kriek: note: the tuned choice was timed as other code");
 }
