@@ -278,17 +278,22 @@ bool narrow_rhs(const Spec& spec, const Target& target) {
 
 /// At most how many of `t`'s lines one set of cache `info` receives, when its runs start at the worst offsets (a
 /// power-of-two stride, which a Spec cannot rule out): its runs, each of ceil(lines / sets) lines per set. A run
-/// is a row along the innermost dimension; in panels whose rows are one line each (a blocked layout's), rows follow
+/// is a row along the innermost dimension; in panels whose rows are whole lines (a blocked layout's), rows follow
 /// one another, so a run is the panel's rows along the innermost other dimension.
 std::int64_t lines_per_set(const TensorSpec& t, const LevelInfo& info) {
   const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   const std::int64_t sets = std::max<std::int64_t>(1, info.capacity / (info.line_bytes * info.ways));
   std::int64_t runs = t.runs(), run_lines = (t.run_elements() * bytes + info.line_bytes - 1) / info.line_bytes;
   const std::size_t d = t.layout.dim;
-  if (t.layout.kind == Layout::Kind::blocked && t.rank() >= 2 && t.layout.block * bytes == info.line_bytes) {
+  // A panel row of whole lines (one line, or a tile of whole panels whose rows are several lines: blk1:64 of f32)
+  // follows the last, so each panel of the tile is one run.
+  const bool blocked = t.layout.kind == Layout::Kind::blocked && t.rank() >= 2 && t.layout.block > 0;
+  const std::int64_t block_bytes = blocked ? t.layout.block * bytes : 0;
+  if (blocked && (block_bytes == info.line_bytes ||
+                  (block_bytes % info.line_bytes == 0 && t.shape[d] % t.layout.block == 0))) {
     const std::size_t inner = d + 1 == t.rank() ? d - 1 : t.rank() - 1;
     const std::int64_t panels = (t.shape[d] + t.layout.block - 1) / t.layout.block;
-    run_lines = t.shape[inner];
+    run_lines = t.shape[inner] * (block_bytes / info.line_bytes);
     runs = panels * (t.elements() / t.shape[d] / t.shape[inner]);
   }
   return runs * ((run_lines + sets - 1) / sets);

@@ -113,7 +113,7 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// panels it spans against the cache's ways, not its rows. 20: an alias into L2 leaves one way free. 21: a matmul's
 /// strided lhs is packed row by row in its own placement (MoveTo::copy), never in panels. 22: an output matrix's
 /// columns also in one slab per core (in whole registers). 23: only where they outnumber its rows.
-inline constexpr int kEnumerateVersion = 23;
+inline constexpr int kEnumerateVersion = 24;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

@@ -7,9 +7,8 @@
 //                      scripts/kriek_library.sh), each with an optional _t<threads> variant that is preferred for
 //                      that thread count (a serial kernel for 1 thread, say); problems without a kernel are skipped.
 // A library may also hold each problem's kernel for B pre-packed (Problem::kriek_packed_symbol: the filters or
-// the rhs in output-column panels, kriek_pack_block() wide, the layout kriek's own search packs into): the
-// runner "kriek-packed" packs B once in prepare() (untimed, as oneDNN's packed variants
-// reorder theirs) and races that kernel.
+// the rhs in output-column panels, Problem::kriek_pack_block() wide): the runner "kriek-packed" packs B once in
+// prepare() (untimed, as oneDNN's packed variants reorder theirs) and races that kernel.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -51,7 +50,7 @@ class KriekRunner final : public Runner {
   std::string kernel() const override { return symbol_; }
   std::string excluded() const override {
     return packed_ ? std::string("packing of ") + (size_.op == Op::conv ? "the filters" : "B") + " into " +
-                         std::to_string(kriek_pack_block()) + "-column panels"
+                         std::to_string(size_.kriek_pack_block()) + "-column panels"
                    : "";
   }
   std::string unsupported(const Problem& p, int threads) const override {
@@ -87,7 +86,7 @@ class KriekRunner final : public Runner {
   /// one of them across two (res2_3x3's packed kernel measured 149 instead of 178 GFLOP/s in some processes).
   const float* pack(const Problem& p, const float* B) {
     const std::size_t n = static_cast<std::size_t>(p.N), rows = p.b_size() / n;
-    const std::size_t b = static_cast<std::size_t>(kriek_pack_block()), panels = (n + b - 1) / b;
+    const std::size_t b = static_cast<std::size_t>(p.kriek_pack_block()), panels = (n + b - 1) / b;
     const std::size_t size = panels * rows * b;
     packed_b_.reset(alloc_aligned(size));
     float* packed = packed_b_.get();

@@ -132,8 +132,16 @@ std::string Problem::kriek_spec() const {
 
 // One 64-byte line of f32 per panel row, the panels kriek packs into itself (Target::panel_elements): with AVX2,
 // 16 columns measured 99.5 GFLOP/s against 95-96 for 8 on conv 1x14x14x256 1x1x256x256, 100 against 87 on
-// matmul 256^3 (2026-11-24, Zen 3, 1 thread).
-int kriek_pack_block() { return 16; }
+// matmul 256^3 (2026-11-24, Zen 3, 1 thread). A matmul's rhs of whole 64s of columns in panels of 64 instead: one
+// 256-byte run per row, where panels of 16 columns lie K lines apart, and with K a multiple of 64 every panel a
+// register tile reads starts in the same L1 set (kriek's own packing pads them a line apart, a caller's panels it
+// reads as they are). Kernels of each, paired in one process (Cascade Lake VM, 2026-11-27), 64-column time over
+// 16-column time, 1 / 2 threads: 256^3 0.90 / 0.96, 1024^3 0.90 / 0.92, 64x4096x64 0.91 / 0.99, 128x3072x768 0.93 /
+// 0.94, 384x768x3072 0.94 / 0.94, 4096x64x64 0.99 / 1.03; where 64 does not divide N the padded panel lost
+// (300x700x500 1.03 / 1.04, 150x129x77 1.03 / 1.04). Conv filters (blk3:64 against blk3:16) gained on the early
+// ResNet layers (res2_3x3 0.92, res3a_3x3s2 0.91, 1 thread) and lost on the late ones (res5_3x3 1.08, res5a_3x3s2
+// 1.07), so they keep lines.
+int Problem::kriek_pack_block() const { return op == Op::matmul && N % 64 == 0 ? 64 : 16; }
 
 std::string Problem::kriek_packed_spec() const {
   // The long form: each operand "SHAPE f32 GL LAYOUT", B blocked on its last dimension. (An ostringstream: GCC 12

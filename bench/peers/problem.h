@@ -39,14 +39,13 @@ struct Problem {
   /// dimension, kriek_pack_block() columns per panel (oneDNN's Ohwi16o for filters), in the long spec form;
   /// its kernel is kriek_symbol() + "_pk".
   std::string kriek_packed_spec() const;
+  /// The panel width of pre-packed B: a matmul's rhs whose columns are whole 64s in panels of 64 (256-byte rows,
+  /// oneDNN's BA16a64b), anything else in panels of one cache line of f32.
+  int kriek_pack_block() const;
   std::string kriek_packed_symbol() const { return kriek_symbol() + "_pk"; }
 
   friend bool operator==(const Problem& a, const Problem& b) { return a.text() == b.text(); }
 };
-
-/// The panel width of pre-packed B: one vector of f32 on this host (16 with AVX-512, else 8), the panels kriek's
-/// search packs into itself, so a search for the packed problem shares its Specs with the plain one's.
-int kriek_pack_block();
 
 /// Parses the command-line form (see Problem::text, with an optional "NAME=" prefix); returns false on malformed
 /// text or a convolution that does not fit (stride 0, padding not smaller than the filter, filter larger than the

@@ -425,6 +425,17 @@ TEST_CASE("enumerate: an alias holds no more strided rows or panels than the way
     INFO(n << " panels");
     CHECK(contains(enumerate_actions(tall, avx512()), l2_alias) == (n < 16));
   }
+  // Panels of 64 columns (256-byte rows) follow one another too where the tile holds whole panels: 512 rows of 128
+  // columns are two runs of 2048 lines (two lines in each of L2's 1024 sets), and alias into L2; a tile of 32 of a
+  // panel's 64 columns is 512 runs of two lines, which do not.
+  const Action wide_alias{MoveTo{1, Level::L2, Layout::blocked(1, 64), 0}};
+  for (const std::int64_t n : {128, 32}) {
+    Spec block = matmul({6, 512}, {512, n});
+    block.operands[1].layout = Layout::blocked(1, 64);
+    block.operands[1].contiguous = false;
+    INFO(n << " columns of 64-column panels");
+    CHECK(contains(enumerate_actions(block, avx512()), wide_alias) == (n == 128));
+  }
 }
 
 TEST_CASE("enumerate: every returned action applies, on random Specs and their subproblems", "[sched][enumerate]") {
