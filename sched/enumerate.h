@@ -112,7 +112,8 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// they divide the extent (kLargestRowSeven). 19: an alias of a tile of panels (rows of one line each) counts the
 /// panels it spans against the cache's ways, not its rows. 20: an alias into L2 leaves one way free. 21: a matmul's
 /// strided lhs is packed row by row in its own placement (MoveTo::copy), never in panels. 22: an output matrix's
-/// columns also in one slab per core (in whole registers). 23: only where they outnumber its rows.
+/// columns also in one slab per core (in whole registers). 23: only where they outnumber its rows. 24: a tile of
+/// whole panels whose rows are several lines (blk1:64 of f32) counts one run per panel, as one-line panel rows do.
 inline constexpr int kEnumerateVersion = 24;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.

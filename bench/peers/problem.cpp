@@ -140,7 +140,7 @@ std::string Problem::kriek_spec() const {
 // 0.94, 384x768x3072 0.94 / 0.94, 4096x64x64 0.99 / 1.03; where 64 does not divide N the padded panel lost
 // (300x700x500 1.03 / 1.04, 150x129x77 1.03 / 1.04). Conv filters (blk3:64 against blk3:16) gained on the early
 // ResNet layers (res2_3x3 0.92, res3a_3x3s2 0.91, 1 thread) and lost on the late ones (res5_3x3 1.08, res5a_3x3s2
-// 1.07), so they keep lines.
+// 1.07), so they keep panels of one line (which a search for the packed problem shares with the plain one's).
 int Problem::kriek_pack_block() const { return op == Op::matmul && N % 64 == 0 ? 64 : 16; }
 
 std::string Problem::kriek_packed_spec() const {
