@@ -11,10 +11,10 @@
 #include <sstream>
 
 #include "cache/compaction.h"
-#include "codegen/emit_llvm.h"
 #include "cache/table_dir.h"
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
+#include "codegen/emit_llvm.h"
 #include "spec/stable_hash.h"
 #include "synth/alternatives.h"
 #include "spec/error.h"

@@ -47,8 +47,8 @@ struct Synthesis {
 
 /// The Impl of a tuned choice recorded beside `table`, or null with a note on stderr when it no longer rebuilds
 /// (a gc may drop subproblems only the tuned choice used) or when this kriek emits other code for it or for
-/// `pick`, the DP's pick, than the code timed (codegen::code_hash of both; a newer code generator): the caller then takes the
-/// cheapest predicted.
+/// `pick`, the DP's pick, than the code timed (codegen::code_hash of both; a newer code generator): the caller then
+/// takes the cheapest predicted.
 ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const ImplPtr& pick, const Target& target,
                       const FrontierLookup& lookup, const Table& table);
 
