@@ -197,8 +197,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--parallel")) parallel = true;
     else if (!std::strcmp(argv[i], "--spec") && i + 1 < argc) specs.push_back(argv[++i]);
     else {
-      std::cerr << "usage: bench_fidelity [--profile FILE] [--top K] [--suite kernels|small | --quick | --spec TEXT...] "
-                   "[--parallel] [--csv FILE] [--tables DIR]\n";
+      std::cerr << "usage: bench_fidelity [--profile FILE] [--top K] [--suite kernels|small | --quick | "
+                   "--spec TEXT...] [--parallel] [--csv FILE] [--tables DIR]\n";
       return 1;
     }
   }
