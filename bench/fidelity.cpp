@@ -1,6 +1,6 @@
 // Fidelity benchmark: how well the cost model ranks what it predicts. For each Spec of a suite the K cheapest
-// predicted Impls (synth/alternatives.h, what kriek tune measures) are compiled, verified and timed together in
-// alternating rounds; per Spec the Spearman rank correlation of predicted cost against measured time, and how much
+// predicted Impls (synth/alternatives.h, what kriek tune measures) are compiled (--backend, LLVM by default as for
+// kriek run, tune and library), verified and timed together in alternating rounds; per Spec the Spearman rank correlation of predicted cost against measured time, and how much
 // slower the DP's pick (the cheapest predicted) is than the fastest measured. Done with the default constants and
 // with a calibrated profile (--profile FILE). Each Spec's kernels are timed in two independent passes: the rank
 // correlation of the two passes (the retest rho) is the most any model can reach against timings this noisy, and
@@ -23,6 +23,7 @@
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
 #include "cache/tuned.h"
+#include "codegen/backend.h"
 #include "codegen/measure.h"
 #include "impl/printer.h"
 #include "spec/error.h"
@@ -105,6 +106,7 @@ std::size_t kernels_compiled = 0;
 /// VMs here change speed by 20-30% within minutes) moves them alike instead of ranking the drift.
 struct SpecMeasurements {
   std::filesystem::path dir;
+  codegen::Backend backend;
   std::vector<codegen::LoadedKernel> kernels;
   std::map<std::string, std::size_t> index;  ///< printed Impl -> its kernel
   std::vector<double> first, second;         ///< per kernel, its median round in each pass, after time()
@@ -113,7 +115,7 @@ struct SpecMeasurements {
     const std::string text = print_impl(impl);
     if (index.contains(text)) return;
     const std::string name = "kriek_fidelity_" + std::to_string(kernels_compiled++);
-    kernels.push_back(codegen::compile_and_load(codegen::emit_c(impl, target, name), target, dir));
+    kernels.push_back(codegen::build_kernel(impl, target, dir, name, backend));
     KRIEK_ASSERT(codegen::verify(kernels.back(), impl->spec, 1).ok(), "a candidate does not verify: ", text);
     index.emplace(text, kernels.size() - 1);
   }
@@ -184,6 +186,7 @@ Row row_of(const std::string& text, const Candidates& c, const SpecMeasurements&
 
 int main(int argc, char** argv) {
   std::string profile_file, csv = "bench/results/fidelity.csv", tables = "build/fidelity-tables", suite = "kernels";
+  std::string backend_name(codegen::backend_name(codegen::kDefaultBackend));
   std::size_t k = 8;
   bool quick = false, parallel = false;
   std::vector<std::string> specs;
@@ -193,12 +196,13 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--tables") && i + 1 < argc) tables = argv[++i];
     else if (!std::strcmp(argv[i], "--top") && i + 1 < argc) k = static_cast<std::size_t>(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--suite") && i + 1 < argc) suite = argv[++i];
+    else if (!std::strcmp(argv[i], "--backend") && i + 1 < argc) backend_name = argv[++i];
     else if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--parallel")) parallel = true;
     else if (!std::strcmp(argv[i], "--spec") && i + 1 < argc) specs.push_back(argv[++i]);
     else {
       std::cerr << "usage: bench_fidelity [--profile FILE] [--top K] [--suite kernels|small | --quick | "
-                   "--spec TEXT...] [--parallel] [--csv FILE] [--tables DIR]\n";
+                   "--spec TEXT...] [--backend llvm|c] [--parallel] [--csv FILE] [--tables DIR]\n";
       return 1;
     }
   }
@@ -207,6 +211,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
+    const codegen::Backend backend = codegen::parse_backend(backend_name);
     std::vector<std::pair<std::string, Target>> models = {{"default", host_target()}};
     if (!profile_file.empty()) models.emplace_back("profile", with_profile(host_target(), read_profile(profile_file)));
     std::filesystem::create_directories(tables);
@@ -217,7 +222,7 @@ int main(int argc, char** argv) {
     if (specs.empty()) specs = quick ? kQuickSuite : suite == "small" ? kSmallSuite : kSuite;
     for (const std::string& text : specs) {
       std::vector<Candidates> per_model;
-      SpecMeasurements m{dir, {}, {}, {}, {}};
+      SpecMeasurements m{dir, backend, {}, {}, {}, {}};
       for (const auto& [name, target] : models) {
         // One table per target and cost model: a new calibration (another profile) or model version gets a table
         // of its own.
@@ -260,7 +265,7 @@ int main(int argc, char** argv) {
                 << " (" << std::setprecision(0) << 100.0 * static_cast<double>(within) / static_cast<double>(n)
                 << "%)\n";
     }
-    std::cout << kernels_compiled << " kernels, each Spec's timed together in two passes of " << kRounds
+    std::cout << kernels_compiled << " kernels (" << codegen::backend_name(backend) << "), each Spec's timed together in two passes of " << kRounds
               << " alternating rounds (the median round of each; retest: the rank correlation of the two passes, the "
                  "most a model can reach against them); CSV in "
               << csv << "\n";

@@ -3,8 +3,9 @@
 # Spearman rank correlation of predicted cost and measured time (beside the retest correlation of two timing passes,
 # the most a model can reach), and the DP's pick against the fastest; with the default constants and with this
 # machine's calibrated profile (made by `kriek calibrate` into build/host.profile when there is none). The suite is
-# the kernel benchmarks' shapes (--suite small: sub-microsecond ones). Usage: scripts/bench_fidelity.sh [--quick |
-# --suite kernels|small] [--recalibrate]. Never part of the tests.
+# the kernel benchmarks' shapes (--suite small: sub-microsecond ones), the kernels LLVM's (--backend c: kriek's C).
+# Usage: scripts/bench_fidelity.sh [--quick | --suite kernels|small] [--backend llvm|c] [--recalibrate]. Never part
+# of the tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,8 +15,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick+=(--quick) ;;
     --suite) quick+=(--suite "${2:?--suite needs kernels or small}"); shift ;;
+    --backend) quick+=(--backend "${2:?--backend needs llvm or c}"); shift ;;
     --recalibrate) rm -f "$profile" ;;
-    *) echo "usage: scripts/bench_fidelity.sh [--quick | --suite kernels|small] [--recalibrate]" >&2; exit 1 ;;
+    *) echo "usage: scripts/bench_fidelity.sh [--quick | --suite kernels|small] [--backend llvm|c] [--recalibrate]" >&2
+       exit 1 ;;
   esac
   shift
 done
