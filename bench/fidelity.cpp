@@ -97,9 +97,9 @@ double median(std::vector<double> v) {
 
 /// Rounds of the alternating timing (codegen::time_alternating) and each round's budget per kernel.
 constexpr int kRounds = 9;
+constexpr double kRoundSeconds = 0.02;
 /// A Spec whose two timing passes rank its candidates at least this alike has timings a model can be judged by.
 constexpr double kReliableRetest = 0.8;
-constexpr double kRoundSeconds = 0.02;
 
 /// Distinct kernels in this process get distinct entry points (the C backend loads each by path).
 std::size_t kernels_compiled = 0;
