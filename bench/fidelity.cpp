@@ -138,11 +138,18 @@ struct Candidates {
   std::vector<ImplPtr> impls;
 };
 
+/// One candidate as measured: its predicted cost, its time in each pass and its Impl on one line.
+struct Measured {
+  double predicted = 0, first = 0, second = 0;
+  std::string impl;
+};
+
 struct Row {
   std::string spec, model;
   std::size_t candidates = 0;
   double rho = 0, pick_gap = 0;  ///< pick_gap: the pick's time over the fastest's, less 1
   double retest = 0;             ///< the rank correlation of the candidates' times in the two passes
+  std::vector<Measured> each;    ///< the candidates in predicted order (the pick first)
 };
 
 Candidates candidates(const std::string& text, const Target& target, const std::string& model_name,
@@ -180,7 +187,13 @@ Row row_of(const std::string& text, const Candidates& c, const SpecMeasurements&
     first.push_back(m.in(m.first, impl));
     second.push_back(m.in(m.second, impl));
   }
-  Row row{text, c.model, c.impls.size(), spearman(c.predicted, measured), 0, spearman(first, second)};
+  Row row{text, c.model, c.impls.size(), spearman(c.predicted, measured), 0, spearman(first, second), {}};
+  for (std::size_t i = 0; i < c.impls.size(); ++i) {
+    std::string impl = print_impl(c.impls[i]);
+    std::replace(impl.begin(), impl.end(), '\n', '/');
+    std::replace(impl.begin(), impl.end(), '"', '\'');
+    row.each.push_back({c.predicted[i], first[i], second[i], std::move(impl)});
+  }
   row.pick_gap = measured.empty() ? 0 : measured[0] / *std::min_element(measured.begin(), measured.end()) - 1;
   return row;
 }
@@ -252,6 +265,18 @@ int main(int argc, char** argv) {
       out << '"' << r.spec << "\"," << r.model << "," << r.candidates << "," << r.rho << "," << r.retest << ","
           << r.pick_gap << "\n";
     }
+    // Every candidate's prediction and times beside the Spec's summary: the data a change of the model starts from.
+    const std::filesystem::path each_csv =
+        std::filesystem::path(csv).replace_filename(std::filesystem::path(csv).stem().string() + "_candidates.csv");
+    std::ofstream each(each_csv);
+    each << "spec,model,rank,predicted,seconds_first,seconds_second,impl\n";
+    for (const Row& r : rows) {
+      for (std::size_t i = 0; i < r.each.size(); ++i) {
+        const Measured& m = r.each[i];
+        each << '"' << r.spec << "\"," << r.model << "," << i << "," << m.predicted << "," << m.first << ","
+             << m.second << ",\"" << m.impl << "\"\n";
+      }
+    }
     std::cout << "\n";
     for (const auto& [name, target] : models) {
       std::vector<double> rho, retest, reliable;
@@ -274,7 +299,7 @@ int main(int argc, char** argv) {
               << "), each Spec's timed together in two passes of " << kRounds
               << " alternating rounds (the median round of each; retest: the rank correlation of the two passes, the "
                  "most a model can reach against them); CSV in "
-              << csv << "\n";
+              << csv << ", each candidate's prediction and times in " << each_csv.string() << "\n";
   } catch (const UserError& e) {
     std::cerr << "bench_fidelity: " << e.what() << "\n";
     return 1;
