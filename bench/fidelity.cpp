@@ -19,7 +19,6 @@
 #include <iostream>
 #include <map>
 #include <numeric>
-#include <set>
 
 #include "cache/table_files.h"
 #include "cache/table_tools.h"
@@ -126,9 +125,8 @@ struct SpecMeasurements {
     first = codegen::time_alternating(kernels, spec, kRounds, kRoundSeconds);
     second = codegen::time_alternating(kernels, spec, kRounds, kRoundSeconds);
   }
-  /// The mean of the two passes, and each pass's time.
-  double of(const ImplPtr& impl) const { return (in(first, impl) + in(second, impl)) / 2; }
-  double in(const std::vector<double>& pass, const ImplPtr& impl) const { return pass[index.at(print_impl(impl))]; }
+  /// The kernel of an Impl this has added, by its printed text.
+  std::size_t kernel_of(const std::string& printed) const { return index.at(printed); }
 };
 
 /// One Spec's K cheapest predicted Impls under one model, distinct as kernels.
@@ -165,15 +163,13 @@ Candidates candidates(const std::string& text, const Target& target, const std::
   Synthesizer synth(target, model, SynthOptions{2});
   if (table) synth.set_table(&*table);
   const FrontierLookup lookup = synthesizer_lookup(synth, table ? &*table : nullptr);
-  // The first k distinct kernels (as kriek tune takes them: Impls that differ only in moves emitting no code are
-  // one kernel, and ranking two timings of one kernel ranks noise).
+  // The first k distinct kernels, as kriek tune takes them.
   Candidates out{model_name, {}, {}};
-  std::set<std::string> shapes;
-  for (const FrontierEntry& c : cheapest_alternatives(synth, spec, default_limits(target), 4 * k)) {
-    ImplPtr impl = reconstruct_decision(spec, c, target, lookup);
-    if (out.impls.size() == k || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
-    out.predicted.push_back(static_cast<double>(c.cost));
-    out.impls.push_back(std::move(impl));
+  for (Alternative& a : distinct_alternatives(synth, spec, default_limits(target), k, lookup, [&](const ImplPtr& impl) {
+         return codegen::code_shape(codegen::emit_c(impl, target));
+       })) {
+    out.predicted.push_back(static_cast<double>(a.decision.cost));
+    out.impls.push_back(std::move(a.impl));
   }
   save_table(table_path, target, model, [&](const FrontierVisitor& v) { synth.for_each_encoded(v); }, !stale);
   return out;
@@ -181,19 +177,21 @@ Candidates candidates(const std::string& text, const Target& target, const std::
 
 /// One model's row of a Spec whose kernels `m` has timed.
 Row row_of(const std::string& text, const Candidates& c, const SpecMeasurements& m) {
+  // Each candidate's time is the mean of its two passes.
   std::vector<double> measured, first, second;
-  for (const ImplPtr& impl : c.impls) {
-    measured.push_back(m.of(impl));
-    first.push_back(m.in(m.first, impl));
-    second.push_back(m.in(m.second, impl));
-  }
-  Row row{text, c.model, c.impls.size(), spearman(c.predicted, measured), 0, spearman(first, second), {}};
+  Row row{text, c.model, c.impls.size(), 0, 0, 0, {}};
   for (std::size_t i = 0; i < c.impls.size(); ++i) {
     std::string impl = print_impl(c.impls[i]);
+    const std::size_t kernel = m.kernel_of(impl);
+    first.push_back(m.first[kernel]);
+    second.push_back(m.second[kernel]);
+    measured.push_back((first.back() + second.back()) / 2);
     std::replace(impl.begin(), impl.end(), '\n', '/');
     std::replace(impl.begin(), impl.end(), '"', '\'');
-    row.each.push_back({c.predicted[i], first[i], second[i], std::move(impl)});
+    row.each.push_back({c.predicted[i], first.back(), second.back(), std::move(impl)});
   }
+  row.rho = spearman(c.predicted, measured);
+  row.retest = spearman(first, second);
   row.pick_gap = measured.empty() ? 0 : measured[0] / *std::min_element(measured.begin(), measured.end()) - 1;
   return row;
 }

@@ -10,12 +10,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 profile=build/host.profile
-quick=()
+args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) quick+=(--quick) ;;
-    --suite) quick+=(--suite "${2:?--suite needs kernels or small}"); shift ;;
-    --backend) quick+=(--backend "${2:?--backend needs llvm or c}"); shift ;;
+    --quick) args+=(--quick) ;;
+    --suite) args+=(--suite "${2:?--suite needs kernels or small}"); shift ;;
+    --backend) args+=(--backend "${2:?--backend needs llvm or c}"); shift ;;
     --recalibrate) rm -f "$profile" ;;
     *) echo "usage: scripts/bench_fidelity.sh [--quick | --suite kernels|small] [--backend llvm|c] [--recalibrate]" >&2
        exit 1 ;;
@@ -26,4 +26,4 @@ if [ ! -f "$profile" ]; then
   scripts/setup.sh >/dev/null
   build/kriek calibrate -o "$profile"
 fi
-scripts/bench_run.sh bench_fidelity --profile "$profile" "${quick[@]}"
+scripts/bench_run.sh bench_fidelity --profile "$profile" "${args[@]}"

@@ -2,7 +2,9 @@
 #include "synth/alternatives.h"
 
 #include <algorithm>
+#include <set>
 
+#include "cache/tuned.h"
 #include "sched/enumerate.h"
 
 namespace kriek {
@@ -81,6 +83,19 @@ FrontierLookup synthesizer_lookup(const Synthesizer& synth, const Table* table) 
     }
     return stored;
   };
+}
+
+std::vector<Alternative> distinct_alternatives(Synthesizer& synth, const Spec& spec, const MemoryUse& limits,
+                                               std::size_t k, const FrontierLookup& lookup,
+                                               const std::function<std::string(const ImplPtr&)>& key) {
+  std::vector<Alternative> out;
+  std::set<std::string> keys;
+  for (FrontierEntry& e : cheapest_alternatives(synth, spec, limits, 4 * k)) {
+    if (out.size() == k) break;
+    ImplPtr impl = reconstruct_decision(spec, e, synth.target(), lookup);
+    if (keys.insert(key(impl)).second) out.push_back({std::move(e), std::move(impl)});
+  }
+  return out;
 }
 
 }  // namespace kriek

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "synth/synthesizer.h"
@@ -18,5 +20,18 @@ std::vector<FrontierEntry> cheapest_alternatives(Synthesizer& synth, const Spec&
 
 /// The decisions `synth` holds (solved or loaded), then those of `table` (may be null), for reconstruct.
 FrontierLookup synthesizer_lookup(const Synthesizer& synth, const Table* table);
+
+/// A decision of cheapest_alternatives with its Impl rebuilt.
+struct Alternative {
+  FrontierEntry decision;
+  ImplPtr impl;
+};
+
+/// The first `k` of cheapest_alternatives(synth, spec, limits, 4k) whose Impls differ by `key`, each rebuilt
+/// through `lookup`. What kriek tune and bench/fidelity measure: their key is the emitted code's shape, since many
+/// Impls differ only in moves that emit no code (aliases into a cache), and timing one kernel twice ranks noise.
+std::vector<Alternative> distinct_alternatives(Synthesizer& synth, const Spec& spec, const MemoryUse& limits,
+                                               std::size_t k, const FrontierLookup& lookup,
+                                               const std::function<std::string(const ImplPtr&)>& key);
 
 }  // namespace kriek

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
-#include <set>
 
 #include "cache/tuned.h"
 #include "codegen/emit_llvm.h"
@@ -25,17 +24,15 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
   KRIEK_ASSERT(s.table_path.has_value(), "tune needs a table to record beside");
   KRIEK_ASSERT(codegen::host_runs(s.target()), "tune of code this machine cannot run");
   const Target& target = s.target();
-  // Of more alternatives than asked for, the first `top` distinct kernels: many differ only in moves that emit
-  // no code (aliases into a cache), and timing the same kernel twice measures only noise.
+  // The first `top` distinct kernels of more alternatives than asked for.
   const FrontierLookup lookup = synthesizer_lookup(*s.synth, s.table ? &*s.table : nullptr);
   std::vector<FrontierEntry> candidates;
   std::vector<ImplPtr> impls;
-  std::set<std::string> shapes;
-  for (FrontierEntry& e : cheapest_alternatives(*s.synth, s.spec, s.limits, 4 * top)) {
-    ImplPtr impl = reconstruct_decision(s.spec, e, target, lookup);
-    if (candidates.size() == top || !shapes.insert(codegen::code_shape(codegen::emit_c(impl, target))).second) continue;
-    candidates.push_back(std::move(e));
-    impls.push_back(std::move(impl));
+  for (Alternative& a : distinct_alternatives(*s.synth, s.spec, s.limits, top, lookup, [&](const ImplPtr& impl) {
+         return codegen::code_shape(codegen::emit_c(impl, target));
+       })) {
+    candidates.push_back(std::move(a.decision));
+    impls.push_back(std::move(a.impl));
   }
   // Saved first: every child a candidate names is then in the table, so its Impl rebuilds from the table alone.
   if (const std::string saved = s.save_table(); !saved.empty()) out << saved << "\n";

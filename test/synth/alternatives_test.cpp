@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <set>
 
 #include "cache/tuned.h"
 #include "impl/printer.h"
@@ -61,6 +62,38 @@ TEST_CASE("alternatives stay within tighter limits", "[synth][alternatives]") {
   const std::vector<FrontierEntry> all = cheapest_alternatives(synth, spec, limits, 8);
   REQUIRE_FALSE(all.empty());
   for (const FrontierEntry& e : all) CHECK(e.peak[Level::VRF] <= 128);
+}
+
+TEST_CASE("distinct alternatives: the cheapest first, at most k, one per key, each rebuilt", "[synth][alternatives]") {
+  const Target target = named_target("avx2");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  const Spec spec = parse_spec("matmul 8x8x16 f32", target);
+  const MemoryUse limits = capacities(target);
+  const FrontierLookup lookup = synthesizer_lookup(synth, nullptr);
+  const std::vector<FrontierEntry> all = cheapest_alternatives(synth, spec, limits, 16);
+  REQUIRE(all.size() >= 3);
+  // Keyed by the printed Impl (every decision distinct): the first k alternatives in order, rebuilt.
+  const auto printed = [](const ImplPtr& impl) { return print_impl(impl); };
+  const std::vector<Alternative> three = distinct_alternatives(synth, spec, limits, 3, lookup, printed);
+  REQUIRE(three.size() == 3);
+  for (std::size_t i = 0; i < three.size(); ++i) {
+    CHECK(three[i].decision == all[i]);
+    CHECK(print_impl(three[i].impl) == print_impl(reconstruct_decision(spec, all[i], target, lookup)));
+  }
+  // A key two alternatives share keeps the cheaper: keyed by the root node's kind (its line's first word, after the
+  // Spec's comment line), one per kind.
+  const auto kind = [](const ImplPtr& impl) {
+    const std::string text = print_impl(impl);
+    const std::size_t root = text.find('\n') + 1;
+    return text.substr(root, text.find_first_of(" [(", root) - root);
+  };
+  const std::vector<Alternative> kinds = distinct_alternatives(synth, spec, limits, 16, lookup, kind);
+  REQUIRE_FALSE(kinds.empty());
+  CHECK(kinds.front().decision == all.front());
+  std::set<std::string> seen;
+  for (const Alternative& a : kinds) CHECK(seen.insert(kind(a.impl)).second);
+  CHECK(kinds.size() >= 2);
+  CHECK(kinds.size() < all.size());
 }
 
 TEST_CASE("a tuned record is read back and rebuilds the Impl it names", "[synth][alternatives][tuned]") {
