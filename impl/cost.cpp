@@ -208,6 +208,46 @@ std::int64_t scratch_registers(KernelKind k, const Spec& spec, const Target& tar
   return 1 + (spec.input(1).level == Level::VRF ? 0 : row_registers(target, spec.output()));
 }
 
+/// Bytes of straight-line code one run of `body` takes when a loop unrolls it (about 8 per instruction): the kernels
+/// of a reduction, an elementwise op or a copy walk every register of their operands (a load or store each) with
+/// an op per register of the largest. A matmul's or conv's body loops over its reduction (a rolled split), so its
+/// code does not grow with the body's size: counted as none.
+std::int64_t unrolled_code_bytes(const Spec& body, const Target& target) {
+  constexpr std::int64_t kBytesPerInstruction = 8;
+  const auto contraction = [](const PrimitiveOp& op) {
+    return std::holds_alternative<Matmul>(op) || std::holds_alternative<Conv>(op);
+  };
+  if (const auto* c = std::get_if<Compose>(&body.op)) {
+    if (std::ranges::any_of(c->stages, contraction)) return 0;
+  } else if (std::holds_alternative<Matmul>(body.op) || std::holds_alternative<Conv>(body.op)) {
+    return 0;
+  }
+  std::int64_t all = 0, largest = 0;
+  for (const TensorSpec& t : body.operands) {
+    const std::int64_t vs = vector_width(target, t.dtype);
+    const std::int64_t registers = (t.elements() + vs - 1) / vs;
+    all += registers;
+    largest = std::max(largest, registers);
+  }
+  return (all + largest) * kBytesPerInstruction;
+}
+
+/// What one run of `loop` pays for code beyond the instruction cache: the loop unrolled over register-held
+/// operands repeats its body's straight-line code once per unrolled iteration, and the part beyond
+/// CostModel::code_cache_bytes comes from L2, a line at a time, on every run.
+Cost code_fetch_cost(const Spec& spec, const Loop& loop, const Spec& body, const Target& target, const CostModel& m) {
+  const std::vector<bool> unrolled = unrolled_axes(spec, loop);
+  std::int64_t copies = 1;
+  for (std::size_t a = 0; a < loop.axes.size(); ++a) {
+    if (unrolled[a]) copies *= loop.axes[a].trips();
+  }
+  if (copies == 1) return 0;
+  const std::int64_t bytes = copies * unrolled_code_bytes(body, target);
+  const auto budget = static_cast<std::int64_t>(m.code_cache_bytes);
+  if (bytes <= budget) return 0;
+  return static_cast<Cost>((bytes - budget + kLine - 1) / kLine) * m.line_from[static_cast<std::size_t>(Level::L2)];
+}
+
 /// Iterations of a loop that run the body of boundary pattern `mask`.
 Cost mask_count(const Loop& loop, std::uint32_t mask) {
   Cost n = 1;
@@ -268,6 +308,7 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   const Cost per_iteration = scalar_body || hidden ? m.loop_iteration / 4 : m.loop_iteration;
   nc.base = (any_rolled ? (iterations + ways - 1) / ways * per_iteration : 0) +
             (loop.parallel ? m.parallel_launch : 0);
+  if (!children.empty()) nc.base += code_fetch_cost(spec, loop, children.front(), target, m);
   // A buffer the team wrote (TensorSpec::shared) is spread over the cores' caches the way its writers cut it, in
   // contiguous ranges of its outermost dimension (a parallel loop's static ranges of row-major tiles). A loop that
   // cuts it the same way reads mostly what its own core wrote; one that reads all of it, or cuts it only along
@@ -346,7 +387,7 @@ std::uint64_t CostModel::fingerprint() const {
   for (Cost c : element_access) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), cross_core_line, vector_fma,
                  fma_latency, vector_load, vector_store, vector_op, scalar_op, buffer_setup, output_return_percent,
-                 stream_overlap_eighths}) {
+                 stream_overlap_eighths, code_cache_bytes}) {
     h.add(static_cast<std::uint64_t>(c));
   }
   return h.value();

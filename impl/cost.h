@@ -27,8 +27,9 @@ struct CostModel {
   /// bcast_fma's FMA ports, load ports and L2 stream overlap in part (an eighth of the two less busy adds). 24: an
   /// output tile reloaded into registers from L1 takes a load per register. 25: an alias of the output pays for its
   /// lines going back too (output_return_percent). 26: bcast_fma's L2 stream hides behind the FMAs when they bound
-  /// the k-step (stream_overlap_eighths).
-  std::uint32_t version = 26;
+  /// the k-step (stream_overlap_eighths). 27: an unrolled loop whose straight-line code outgrows the instruction
+  /// cache fetches the rest from L2 on every run (code_cache_bytes).
+  std::uint32_t version = 27;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -80,6 +81,12 @@ struct CostModel {
   /// from L2, not 12x32 ones), conv 1x28x28x128 1x1x128x512 0.94x, res4_3x3 0.92-0.93x, res2_3x3 1.00x (the
   /// evidence of cost model 23), 200x300x170 0.95-1.01x; 10 of 15 picks the same.
   Cost stream_overlap_eighths = 0;
+  /// Bytes of code a loop unrolled over register-held operands (unrolled_axes) may take before the core fetches
+  /// the rest from L2 on every run: the L1 instruction cache (32 KiB on the Intel and AMD cores kriek targets).
+  /// Only bodies that run as straight-line code count (unrolled_code_bytes). reducesum[axis=1] 256x256 with its
+  /// 256 sums held in 16 registers unrolled the loop over 16-row blocks 16 times, 56 KB of code: 2.08 us against
+  /// 1.93 for the same blocks under a loop of 64-row tiles (4 registers, 14 KB), predicted 0.02% cheaper before.
+  Cost code_cache_bytes = 32768;
 
   /// The constants for `target`: the defaults describe the AVX-512 and AVX2 hosts this project runs on; a target
   /// with a profile (`kriek calibrate`) gets the constants its measurements give (apply_profile).
