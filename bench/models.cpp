@@ -59,7 +59,8 @@ std::map<std::string, std::function<Cost&(CostModel&)>> constants() {
           {"vector_op", [](CostModel& m) -> Cost& { return m.vector_op; }},
           {"buffer_setup", [](CostModel& m) -> Cost& { return m.buffer_setup; }},
           {"output_return_percent", [](CostModel& m) -> Cost& { return m.output_return_percent; }},
-          {"stream_overlap_eighths", [](CostModel& m) -> Cost& { return m.stream_overlap_eighths; }}};
+          {"stream_overlap_eighths", [](CostModel& m) -> Cost& { return m.stream_overlap_eighths; }},
+          {"code_cache_bytes", [](CostModel& m) -> Cost& { return m.code_cache_bytes; }}};
 }
 
 /// What a variant sets: a cost model (the target's, or the one a profile of its own gives), and the share of L2 its
