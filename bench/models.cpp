@@ -4,10 +4,10 @@
 // variant searches (a Synthesizer each, no table) and picks within its limits, and where the picks differ both are
 // compiled (LLVM), verified and timed in alternating rounds (codegen::time_alternating), so a drift of the machine
 // moves them alike. Prints each Spec's predicted costs (each by its own model) and B's time over A's, then their
-// geometric mean.
+// geometric mean (--show: both picks' Impls where they differ).
 //
 //   build/bench/bench_models [--a NAME=V,...] [--b NAME=V,...] [--spec TEXT]... [--rounds N] [--parallel]
-//                            [--profile FILE] [--a-profile FILE] [--b-profile FILE]
+//                            [--show] [--profile FILE] [--a-profile FILE] [--b-profile FILE]
 //
 // NAME is a CostModel constant or l2_percent (--list prints them). A formula change made a constant (at its old
 // value, it is the old model) is measured this way before it becomes the default; so is a default limit
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     std::string a_text, b_text;
     std::optional<std::string> a_profile, b_profile;
     int rounds = 7;
-    bool parallel = false;
+    bool parallel = false, show = false;
     Target target = host_target();
     for (int i = 1; i < argc; ++i) {
       if (!std::strcmp(argv[i], "--spec") && i + 1 < argc) specs.push_back(argv[++i]);
@@ -125,6 +125,7 @@ int main(int argc, char** argv) {
       else if (!std::strcmp(argv[i], "--b") && i + 1 < argc) b_text = argv[++i];
       else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::max(1, std::atoi(argv[++i]));
       else if (!std::strcmp(argv[i], "--parallel")) parallel = true;
+      else if (!std::strcmp(argv[i], "--show")) show = true;
       else if (!std::strcmp(argv[i], "--profile") && i + 1 < argc)
         target = with_profile(target, read_profile(argv[++i]));
       else if (!std::strcmp(argv[i], "--a-profile") && i + 1 < argc) a_profile = argv[++i];
@@ -135,7 +136,7 @@ int main(int argc, char** argv) {
         return 0;
       } else {
         std::cerr << "usage: bench_models [--a NAME=V,...] [--b NAME=V,...] [--spec TEXT]... [--rounds N] "
-                     "[--parallel] [--profile FILE] [--a-profile FILE] [--b-profile FILE] | --list\n";
+                     "[--parallel] [--show] [--profile FILE] [--a-profile FILE] [--b-profile FILE] | --list\n";
         return 1;
       }
     }
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
         std::cout << "  same Impl" << std::endl;
         continue;
       }
+      if (show) std::cout << "\nA's pick:\n" << print_impl(pa.impl) << "B's pick:\n" << print_impl(pb.impl);
       std::vector<codegen::LoadedKernel> kernels;
       const std::string id = std::to_string(built++);
       kernels.push_back(codegen::build_kernel(pa.impl, target, dir, "kriek_a_" + id));
