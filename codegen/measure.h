@@ -34,8 +34,9 @@ Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_s
 
 /// Times `kernels`, all of `spec`, in `rounds` alternating rounds (0, 1, ..., 0, 1, ...), each round a time_kernel
 /// of about `budget_seconds` on operands placed once per round for all its kernels, whose fastest sample counts,
-/// and returns each kernel's median round in seconds per call. Timed one after another, the last of several kernels that `kriek run` times alike measured up to 1.6x
-/// faster than the first on a VM whose clock and load drift; alternating, a drift moves them all alike.
+/// and returns each kernel's median round in seconds per call. Timed one after another, the last of several kernels
+/// that `kriek run` times alike measured up to 1.6x faster than the first on a VM whose clock and load drift;
+/// alternating, a drift moves them all alike.
 std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
                                      double budget_seconds);
 
