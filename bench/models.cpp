@@ -2,9 +2,9 @@
 // variant B are the target's model (with --profile, the calibrated one) with some constants overridden by name, and
 // the share of L2 the pick may fill (`l2_percent`, impl/memory.h's kDefaultL2Percent unless set); per Spec each
 // variant searches (a Synthesizer each, no table) and picks within its limits, and where the picks differ both are
-// compiled (LLVM), verified and timed in alternating rounds (codegen::time_alternating), so a drift of the machine
-// moves them alike. Prints each Spec's predicted costs (each by its own model) and B's time over A's, then their
-// geometric mean (--show: both picks' Impls where they differ).
+// compiled (LLVM), verified and timed in alternating rounds (codegen::time_rounds), so a drift of the machine
+// moves them alike. Prints each Spec's predicted costs (each by its own model), their median rounds and B's time
+// over A's (the median over the rounds of B's over A's in the same round), then the ratios' geometric mean (--show: both picks' Impls where they differ).
 //
 //   build/bench/bench_models [--a NAME=V,...] [--b NAME=V,...] [--spec TEXT]... [--rounds N] [--parallel]
 //                            [--show] [--profile FILE] [--a-profile FILE] [--b-profile FILE]
@@ -169,8 +169,9 @@ int main(int argc, char** argv) {
       kernels.push_back(codegen::build_kernel(pb.impl, target, dir, "kriek_b_" + id));
       KRIEK_ASSERT(codegen::verify(kernels[0], spec, 1).ok(), "A's pick does not verify: ", text);
       KRIEK_ASSERT(codegen::verify(kernels[1], spec, 1).ok(), "B's pick does not verify: ", text);
-      const std::vector<double> seconds = codegen::time_alternating(kernels, spec, rounds, 0.2);
-      const double ratio = seconds[1] / seconds[0];
+      const codegen::AlternatingRounds timed = codegen::time_rounds(kernels, spec, rounds, 0.2);
+      const double seconds[] = {timed.median(0), timed.median(1)};
+      const double ratio = timed.median_ratio(1, 0);  // paired: each round's B over its A
       log_sum += std::log(ratio);
       std::cout << std::fixed << std::setprecision(1) << "  A " << seconds[0] * 1e6 << " us, B " << seconds[1] * 1e6
                 << " us: B/A " << std::setprecision(3) << ratio << std::defaultfloat << std::endl;

@@ -1,8 +1,8 @@
 // Sparse DP benchmark (synth/sparse.h): per Spec of a suite of large matmuls and conv layers, a cold exhaustive
 // search and a cold sparse one (2 threads, no table), their times, Specs solved (and how many of the sparse
 // search's came from a neighbour's decisions), predicted costs, and the two picks compiled, verified and timed in
-// alternating rounds in this process (codegen::time_alternating): the measured loss is the sparse pick's time over
-// the exhaustive pick's.
+// alternating rounds in this process (codegen::time_rounds): the measured loss is the median over the rounds of the
+// sparse pick's time over the exhaustive pick's.
 // --spec TEXT (repeatable) runs those Specs instead of the suite.
 // scripts/bench_sparse.sh runs it; never part of the tests.
 #include <chrono>
@@ -62,7 +62,8 @@ Search search(const Spec& spec, const Target& target, bool sparse) {
 struct Row {
   std::string spec;
   Search exhaustive, sparse;
-  double ex_seconds = 0, sp_seconds = 0;  ///< per call, the median round of each (codegen::time_alternating)
+  double ex_seconds = 0, sp_seconds = 0;  ///< per call, the median round of each (codegen::time_rounds)
+  double loss = 0;                        ///< the median over the rounds of sparse / exhaustive time, less 1
 };
 
 }  // namespace
@@ -90,7 +91,7 @@ int main(int argc, char** argv) {
               << "sp s" << std::setw(9) << "speedup" << std::setw(10) << "ex Specs" << std::setw(10) << "sp Specs"
               << std::setw(10) << "(exact)" << std::setw(10) << "cost +%" << std::setw(10) << "time +%" << "\n";
     for (const std::string& text : specs) {
-      Row r{text, {}, {}, 0, 0};
+      Row r{text, {}, {}, 0, 0, 0};
       const Spec spec = parse_spec(text, target);
       r.exhaustive = search(spec, target, false);
       r.sparse = search(spec, target, true);
@@ -102,9 +103,10 @@ int main(int argc, char** argv) {
       kernels.push_back(codegen::build_kernel(same ? r.exhaustive.impl : r.sparse.impl, target, dir, "kriek_sp_" + id));
       KRIEK_ASSERT(codegen::verify(kernels[0], spec, 1).ok(), "the exhaustive pick does not verify: ", text);
       KRIEK_ASSERT(codegen::verify(kernels[1], spec, 1).ok(), "the sparse pick does not verify: ", text);
-      const std::vector<double> seconds = codegen::time_alternating(kernels, spec, kRounds, 0.2);
-      r.ex_seconds = seconds[0];
-      r.sp_seconds = seconds[1];
+      const codegen::AlternatingRounds timed = codegen::time_rounds(kernels, spec, kRounds, 0.2);
+      r.ex_seconds = timed.median(0);
+      r.sp_seconds = timed.median(1);
+      r.loss = timed.median_ratio(1, 0) - 1;  // paired: each round's sparse pick over its exhaustive one
       rows.push_back(r);
       const std::uint64_t exact = r.sparse.specs - r.sparse.transplanted;
       std::cout << std::left << std::setw(48) << text << std::right << std::fixed << std::setprecision(2)
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
                 << r.exhaustive.seconds / r.sparse.seconds << "x" << std::setw(10) << r.exhaustive.specs
                 << std::setw(10) << r.sparse.specs << std::setw(10) << exact << std::setprecision(1) << std::setw(9)
                 << 100.0 * (static_cast<double>(r.sparse.cost) / static_cast<double>(r.exhaustive.cost) - 1) << "%"
-                << std::setw(9) << 100.0 * (r.sp_seconds / r.ex_seconds - 1) << "%" << (same ? " (same Impl)" : "")
+                << std::setw(9) << 100.0 * r.loss << "%" << (same ? " (same Impl)" : "")
                 << std::endl;
     }
     std::ofstream out(csv);
@@ -124,7 +126,7 @@ int main(int argc, char** argv) {
           << ',' << r.sparse.specs << ',' << r.sparse.transplanted << ',' << r.exhaustive.cost << ',' << r.sparse.cost
           << ',' << r.ex_seconds << ',' << r.sp_seconds << '\n';
       speedup.push_back(r.exhaustive.seconds / r.sparse.seconds);
-      loss.push_back(r.sp_seconds / r.ex_seconds - 1);
+      loss.push_back(r.loss);
       fewer.push_back(static_cast<double>(r.exhaustive.specs) /
                       static_cast<double>(r.sparse.specs - r.sparse.transplanted));
     }

@@ -123,9 +123,10 @@ Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_s
   return time_on(kernel, spec, budget_seconds, ops.pointers());
 }
 
-std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
-                                     double budget_seconds) {
-  std::vector<std::vector<double>> times(kernels.size());
+AlternatingRounds time_rounds(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
+                              double budget_seconds) {
+  AlternatingRounds result;
+  result.seconds.resize(kernels.size());
   for (int r = 0; r < rounds; ++r) {
     // One placement of the operands per round, which every kernel of the round runs on: their physical pages, and
     // so the L2's set conflicts (it is physically indexed), move the time of kernels whose rows lie a power of two
@@ -135,14 +136,38 @@ std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, cons
     // less: retest 0.63, the pick within 5% on 17 of 28 Specs.)
     const AlignedOperands ops(random_operands(spec, 1));
     for (std::size_t i = 0; i < kernels.size(); ++i) {
-      times[i].push_back(time_on(kernels[i], spec, budget_seconds, ops.pointers()).best_seconds);
+      result.seconds[i].push_back(time_on(kernels[i], spec, budget_seconds, ops.pointers()).best_seconds);
     }
   }
+  return result;
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+double AlternatingRounds::median(std::size_t i) const { return median_of(seconds.at(i)); }
+
+double AlternatingRounds::median_ratio(std::size_t i, std::size_t j) const {
+  const std::vector<double>& a = seconds.at(i);
+  const std::vector<double>& b = seconds.at(j);
+  KRIEK_ASSERT(a.size() == b.size(), "kernels timed in different rounds");
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < a.size(); ++r) ratios.push_back(a[r] / b[r]);
+  return median_of(std::move(ratios));
+}
+
+std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
+                                     double budget_seconds) {
+  const AlternatingRounds r = time_rounds(kernels, spec, rounds, budget_seconds);
   std::vector<double> medians;
-  for (std::vector<double>& t : times) {
-    std::sort(t.begin(), t.end());
-    medians.push_back(t.empty() ? 0 : t[t.size() / 2]);
-  }
+  for (std::size_t i = 0; i < kernels.size(); ++i) medians.push_back(r.median(i));
   return medians;
 }
 

@@ -40,6 +40,20 @@ Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_s
 std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
                                      double budget_seconds);
 
+/// Each kernel's time per call in each round of an alternating timing (time_rounds).
+struct AlternatingRounds {
+  std::vector<std::vector<double>> seconds;  ///< [kernel][round]
+  /// Kernel i's median round.
+  double median(std::size_t i) const;
+  /// The median over the rounds of kernel i's time over kernel j's in the same round: a paired ratio, which a
+  /// drift of the machine from round to round (this VM's kernels move by 15% between rounds) leaves alone.
+  double median_ratio(std::size_t i, std::size_t j) const;
+};
+
+/// time_alternating's rounds themselves.
+AlternatingRounds time_rounds(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
+                              double budget_seconds);
+
 /// The emitted code with its comments dropped and every name that is not called renamed by first appearance:
 /// two Impls of one Spec with equal shapes are the same kernel (they differ only in moves that emit no code, such
 /// as aliases into a cache, and so in the names of their variables). Timing both would measure only noise.

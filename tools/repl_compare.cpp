@@ -41,7 +41,8 @@ void run_compare(ReplSession& s, const std::vector<std::string>&, const std::str
   const std::string printed[] = {print_impl(impls[0]), print_impl(*pick)};
   const bool same = printed[0] == printed[1];
   constexpr int kRounds = 5;
-  const std::vector<double> seconds = codegen::time_alternating(kernels, spec, kRounds, 0.2);
+  const codegen::AlternatingRounds rounds = codegen::time_rounds(kernels, spec, kRounds, 0.2);
+  const double seconds[] = {rounds.median(0), rounds.median(1)};
   const CostModel& model = s.model;  // the DP's own prices, as its pick was chosen by
   const double flops = flop_count(spec);
   out << "compare " << spec_text(spec) << ": " << kRounds << " alternating rounds, median round per call\n";
@@ -53,8 +54,8 @@ void run_compare(ReplSession& s, const std::vector<std::string>&, const std::str
         << " GFLOP/s\n"
         << std::defaultfloat;
   }
-  out << "  this Impl takes " << std::fixed << std::setprecision(3) << seconds[0] / seconds[1]
-      << "x the time of the DP's pick" << (same ? " (the same Impl: the spread is the timing noise)" : "") << "\n"
+  out << "  this Impl takes " << std::fixed << std::setprecision(3) << rounds.median_ratio(0, 1)
+      << "x the time of the DP's pick (median of the rounds' ratios)" << (same ? " (the same Impl: the spread is the timing noise)" : "") << "\n"
       << std::defaultfloat;
   s.measured[printed[0]] = seconds[0];
   if (!same) s.measured[printed[1]] = seconds[1];
