@@ -4,7 +4,8 @@
 // variant searches (a Synthesizer each, no table) and picks within its limits, and where the picks differ both are
 // compiled (LLVM), verified and timed in alternating rounds (codegen::time_rounds), so a drift of the machine
 // moves them alike. Prints each Spec's predicted costs (each by its own model), their median rounds and B's time
-// over A's (the median over the rounds of B's over A's in the same round), then the ratios' geometric mean (--show: both picks' Impls where they differ).
+// over A's (the median over the rounds of B's over A's in the same round), then the ratios' geometric mean
+// (--show: both picks' Impls where they differ).
 //
 //   build/bench/bench_models [--a NAME=V,...] [--b NAME=V,...] [--spec TEXT]... [--rounds N] [--parallel]
 //                            [--show] [--profile FILE] [--a-profile FILE] [--b-profile FILE]
@@ -60,7 +61,8 @@ std::map<std::string, std::function<Cost&(CostModel&)>> constants() {
           {"buffer_setup", [](CostModel& m) -> Cost& { return m.buffer_setup; }},
           {"output_return_percent", [](CostModel& m) -> Cost& { return m.output_return_percent; }},
           {"stream_overlap_eighths", [](CostModel& m) -> Cost& { return m.stream_overlap_eighths; }},
-          {"code_cache_bytes", [](CostModel& m) -> Cost& { return m.code_cache_bytes; }}};
+          {"code_cache_bytes", [](CostModel& m) -> Cost& { return m.code_cache_bytes; }},
+          {"streamed_rows_hide_iteration", [](CostModel& m) -> Cost& { return m.streamed_rows_hide_iteration; }}};
 }
 
 /// What a variant sets: a cost model (the target's, or the one a profile of its own gives), and the share of L2 its

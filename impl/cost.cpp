@@ -273,10 +273,14 @@ Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
 }
 
 /// True when one run of `body` keeps the FMA ports busy for at least four loop iterations' time, its inputs in L1
-/// or registers: the loop's index update and branch run on other ports meanwhile.
+/// or registers, or (CostModel::streamed_rows_hide_iteration) its rhs a contiguous run of two lines or more from
+/// L2: the loop's index update and branch run on other ports meanwhile.
 bool hides_iteration(const Spec& body, const Target& target, const CostModel& m) {
-  for (const TensorSpec& in : body.inputs()) {
-    if (in.level != Level::L1 && !is_register_level(in.level)) return false;
+  for (std::size_t i = 0; i < body.input_count(); ++i) {
+    const TensorSpec& in = body.input(i);
+    const bool streamed = m.streamed_rows_hide_iteration != 0 && i == 1 && in.level == Level::L2 && in.contiguous &&
+                          in.bytes() >= 2 * kLine;
+    if (in.level != Level::L1 && !is_register_level(in.level) && !streamed) return false;
   }
   const std::int64_t lanes = vector_width(target, body.output().dtype);
   const double fmas = flop_count(body, lanes) / static_cast<double>(2 * lanes);
@@ -387,7 +391,7 @@ std::uint64_t CostModel::fingerprint() const {
   for (Cost c : element_access) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), cross_core_line, vector_fma,
                  fma_latency, vector_load, vector_store, vector_op, scalar_op, buffer_setup, output_return_percent,
-                 stream_overlap_eighths, code_cache_bytes}) {
+                 stream_overlap_eighths, code_cache_bytes, streamed_rows_hide_iteration}) {
     h.add(static_cast<std::uint64_t>(c));
   }
   return h.value();
