@@ -273,13 +273,14 @@ Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
 }
 
 /// True when one run of `body` keeps the FMA ports busy for at least four loop iterations' time, its inputs in L1
-/// or registers, or (CostModel::streamed_rows_hide_iteration) its rhs a contiguous run of two lines or more from
-/// L2: the loop's index update and branch run on other ports meanwhile.
-bool hides_iteration(const Spec& body, const Target& target, const CostModel& m) {
+/// or registers, or (CostModel::streamed_rows_hide_iteration) its rhs a run of two lines or more of one sequential
+/// stream from L2 (the loop's `loop_spec` rhs contiguous): the loop's index update and branch run on other ports.
+bool hides_iteration(const Spec& loop_spec, const Spec& body, const Target& target, const CostModel& m) {
+  const bool one_stream = loop_spec.input_count() > 1 && loop_spec.input(1).contiguous;
   for (std::size_t i = 0; i < body.input_count(); ++i) {
     const TensorSpec& in = body.input(i);
     const bool streamed = m.streamed_rows_hide_iteration != 0 && i == 1 && in.level == Level::L2 && in.contiguous &&
-                          in.bytes() >= 2 * kLine;
+                          in.bytes() >= 2 * kLine && one_stream;
     if (in.level != Level::L1 && !is_register_level(in.level) && !streamed) return false;
   }
   const std::int64_t lanes = vector_width(target, body.output().dtype);
@@ -308,7 +309,7 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   // loop of one-element copies, takes 0.15 us, 0.12 cycles per element.
   const auto one_element = [](const TensorSpec& t) { return t.elements() == 1; };
   const bool scalar_body = !children.empty() && std::ranges::all_of(children.front().operands, one_element);
-  const bool hidden = !children.empty() && hides_iteration(children.front(), target, m);
+  const bool hidden = !children.empty() && hides_iteration(spec, children.front(), target, m);
   const Cost per_iteration = scalar_body || hidden ? m.loop_iteration / 4 : m.loop_iteration;
   nc.base = (any_rolled ? (iterations + ways - 1) / ways * per_iteration : 0) +
             (loop.parallel ? m.parallel_launch : 0);

@@ -28,9 +28,9 @@ struct CostModel {
   /// output tile reloaded into registers from L1 takes a load per register. 25: an alias of the output pays for its
   /// lines going back too (output_return_percent). 26: bcast_fma's L2 stream hides behind the FMAs when they bound
   /// the k-step (stream_overlap_eighths). 27: an unrolled loop whose straight-line code outgrows the instruction
-  /// cache fetches the rest from L2 on every run (code_cache_bytes). 28: a contiguous rhs row of two lines or more
-  /// from L2 hides a loop's iterations (streamed_rows_hide_iteration).
-  std::uint32_t version = 28;
+  /// cache fetches the rest from L2 on every run (code_cache_bytes). 28: a contiguous rhs row from L2 hides a loop's
+  /// iterations; 29: only where the loop streams its rhs as one sequential run (streamed_rows_hide_iteration).
+  std::uint32_t version = 29;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -88,14 +88,14 @@ struct CostModel {
   /// 256 sums held in 16 registers unrolled the loop over 16-row blocks 16 times, 56 KB of code: 2.08 us against
   /// 1.93 for the same blocks under a loop of 64-row tiles (4 registers, 14 KB), predicted 0.02% cheaper before.
   Cost code_cache_bytes = 32768;
-  /// 1: a loop whose body reads its rhs row from L2 as one contiguous run of two lines or more (a 6x64 tile's row of
-  /// 64 floats) hides its iterations like one reading from L1 (hides_iteration); rows of one line in separate panels
-  /// (7x32 tiles over 16-column panels) keep whole iterations. 0: any rhs from L2 kept them (cost model 27).
-  /// bench_models, 0 against 1, one core, picks alternating in one process: matmul 64x4096x64 0.895x the time
-  /// (6x64 tiles over all of K with B from L2 rather than 64-deep K blocks in L1: 0.897-0.903x in three more
-  /// processes), 128x3072x768 0.922x, 128x768x768 0.960x, 384x3072x768 1.013x, conv res2_3x3 0.996x, 1x1 1.003x, the
-  /// other 18 picks the same; 2 threads 64x4096x64 0.972x, 384x3072x768 0.976x, res2_3x3 0.974x, 1x1 1.005x. For
-  /// any rhs from L2, conv res5_3x3's 7x32 tiles over panels from L2 took 1.165x the time.
+  /// 1: a loop that walks its rhs from L2 as one sequential stream (the loop's rhs contiguous, each body's row one
+  /// run of two lines or more: a 6x64 tile over the rows of a 64-column B) hides its iterations like one reading
+  /// from L1 (hides_iteration). Rows a stride apart (a block of a wider B: the prefetchers follow no stream across
+  /// pages) and rows of one line in separate panels keep whole iterations. 0: any rhs from L2 kept them (cost model
+  /// 27). bench_models, 0 against 1, one core, alternating in one process: matmul 64x4096x64 0.895-0.925x the time
+  /// in seven processes (6x64 tiles over all of K with B from L2 rather than 64-deep K blocks in L1). For any rhs
+  /// from L2, conv res5_3x3's 7x32 tiles over panels took 1.165x the time; for any contiguous row, 1024^3 split K
+  /// and read B's 4 KiB-strided rows from L2, 1.179x the time.
   Cost streamed_rows_hide_iteration = 1;
 
   /// The constants for `target`: the defaults describe the AVX-512 and AVX2 hosts this project runs on; a target
