@@ -165,9 +165,8 @@ Candidates candidates(const std::string& text, const Target& target, const std::
   const FrontierLookup lookup = synthesizer_lookup(synth, table ? &*table : nullptr);
   // The first k distinct kernels, as kriek tune takes them.
   Candidates out{model_name, {}, {}};
-  for (Alternative& a : distinct_alternatives(synth, spec, default_limits(target), k, lookup, [&](const ImplPtr& impl) {
-         return codegen::code_shape(codegen::emit_c(impl, target));
-       })) {
+  const auto shape = [&](const ImplPtr& impl) { return codegen::code_shape(impl, target); };
+  for (Alternative& a : distinct_alternatives(synth, spec, default_limits(target), k, lookup, shape)) {
     out.predicted.push_back(static_cast<double>(a.decision.cost));
     out.impls.push_back(std::move(a.impl));
   }

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
 #include "codegen/vector_isa.h"
 
@@ -219,6 +220,8 @@ std::string code_shape(const CSource& c) {
   }
   return out;
 }
+
+std::string code_shape(const ImplPtr& impl, const Target& target) { return code_shape(emit_c(impl, target)); }
 
 double measured_peak_gflops(const Target& target, const std::filesystem::path& dir, Backend backend) {
   static std::mutex mutex;

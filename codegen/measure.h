@@ -58,6 +58,9 @@ AlternatingRounds time_rounds(std::span<const LoadedKernel> kernels, const Spec&
 /// two Impls of one Spec with equal shapes are the same kernel (they differ only in moves that emit no code, such
 /// as aliases into a cache, and so in the names of their variables). Timing both would measure only noise.
 std::string code_shape(const CSource& c);
+/// The code shape of `impl` emitted as C for `target`: the key kriek tune and the fidelity benchmark take distinct
+/// candidates by (synth::distinct_alternatives).
+std::string code_shape(const ImplPtr& impl, const Target& target);
 
 /// What measure_impl found: the verification, and the timing when the kernel verified.
 struct ImplMeasurement {

@@ -55,7 +55,8 @@ void run_compare(ReplSession& s, const std::vector<std::string>&, const std::str
         << std::defaultfloat;
   }
   out << "  this Impl takes " << std::fixed << std::setprecision(3) << rounds.median_ratio(0, 1)
-      << "x the time of the DP's pick (median of the rounds' ratios)" << (same ? " (the same Impl: the spread is the timing noise)" : "") << "\n"
+      << "x the time of the DP's pick (median of the rounds' ratios)"
+      << (same ? " (the same Impl: the spread is the timing noise)" : "") << "\n"
       << std::defaultfloat;
   s.measured[printed[0]] = seconds[0];
   if (!same) s.measured[printed[1]] = seconds[1];

@@ -28,9 +28,8 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
   const FrontierLookup lookup = synthesizer_lookup(*s.synth, s.table ? &*s.table : nullptr);
   std::vector<FrontierEntry> candidates;
   std::vector<ImplPtr> impls;
-  for (Alternative& a : distinct_alternatives(*s.synth, s.spec, s.limits, top, lookup, [&](const ImplPtr& impl) {
-         return codegen::code_shape(codegen::emit_c(impl, target));
-       })) {
+  const auto shape = [&](const ImplPtr& impl) { return codegen::code_shape(impl, target); };
+  for (Alternative& a : distinct_alternatives(*s.synth, s.spec, s.limits, top, lookup, shape)) {
     candidates.push_back(std::move(a.decision));
     impls.push_back(std::move(a.impl));
   }
