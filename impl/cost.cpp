@@ -208,20 +208,23 @@ std::int64_t scratch_registers(KernelKind k, const Spec& spec, const Target& tar
   return 1 + (spec.input(1).level == Level::VRF ? 0 : row_registers(target, spec.output()));
 }
 
+/// True when `op` is a matmul or a conv, or a pipeline with one: a Spec with a rhs it reads row by row along a
+/// reduction that its Impls loop over.
+bool contracts(const Op& op) {
+  const auto one = [](const PrimitiveOp& p) {
+    return std::holds_alternative<Matmul>(p) || std::holds_alternative<Conv>(p);
+  };
+  if (const auto* c = std::get_if<Compose>(&op)) return std::ranges::any_of(c->stages, one);
+  return std::holds_alternative<Matmul>(op) || std::holds_alternative<Conv>(op);
+}
+
 /// Bytes of straight-line code one run of `body` takes when a loop unrolls it (about 8 per instruction): the kernels
 /// of a reduction, an elementwise op or a copy walk every register of their operands (a load or store each) with
 /// an op per register of the largest. A matmul's or conv's body loops over its reduction (a rolled split), so its
 /// code does not grow with the body's size: counted as none.
 std::int64_t unrolled_code_bytes(const Spec& body, const Target& target) {
   constexpr std::int64_t kBytesPerInstruction = 8;
-  const auto contraction = [](const PrimitiveOp& op) {
-    return std::holds_alternative<Matmul>(op) || std::holds_alternative<Conv>(op);
-  };
-  if (const auto* c = std::get_if<Compose>(&body.op)) {
-    if (std::ranges::any_of(c->stages, contraction)) return 0;
-  } else if (std::holds_alternative<Matmul>(body.op) || std::holds_alternative<Conv>(body.op)) {
-    return 0;
-  }
+  if (contracts(body.op)) return 0;
   std::int64_t all = 0, largest = 0;
   for (const TensorSpec& t : body.operands) {
     const std::int64_t vs = vector_width(target, t.dtype);
@@ -233,10 +236,10 @@ std::int64_t unrolled_code_bytes(const Spec& body, const Target& target) {
 }
 
 /// What one run of `loop` pays for code beyond the instruction cache: the loop unrolled over register-held
-/// operands repeats its body's straight-line code once per unrolled iteration, and the part beyond
+/// operands (`unrolled`: unrolled_axes) repeats its body's straight-line code once per unrolled iteration, and the part beyond
 /// CostModel::code_cache_bytes comes from L2, a line at a time, on every run.
-Cost code_fetch_cost(const Spec& spec, const Loop& loop, const Spec& body, const Target& target, const CostModel& m) {
-  const std::vector<bool> unrolled = unrolled_axes(spec, loop);
+Cost code_fetch_cost(const Loop& loop, const std::vector<bool>& unrolled, const Spec& body, const Target& target,
+                     const CostModel& m) {
   std::int64_t copies = 1;
   for (std::size_t a = 0; a < loop.axes.size(); ++a) {
     if (unrolled[a]) copies *= loop.axes[a].trips();
@@ -276,11 +279,10 @@ Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
 /// or registers, or (CostModel::streamed_rows_hide_iteration) its rhs a run of two lines or more of one sequential
 /// stream from L2 (the loop's `loop_spec` rhs contiguous): the loop's index update and branch run on other ports.
 bool hides_iteration(const Spec& loop_spec, const Spec& body, const Target& target, const CostModel& m) {
-  const bool one_stream = loop_spec.input_count() > 1 && loop_spec.input(1).contiguous;
+  const bool one_stream = m.streamed_rows_hide_iteration != 0 && contracts(body.op) && loop_spec.input(1).contiguous;
   for (std::size_t i = 0; i < body.input_count(); ++i) {
     const TensorSpec& in = body.input(i);
-    const bool streamed = m.streamed_rows_hide_iteration != 0 && i == 1 && in.level == Level::L2 && in.contiguous &&
-                          in.bytes() >= 2 * kLine && one_stream;
+    const bool streamed = one_stream && i == 1 && in.level == Level::L2 && in.contiguous && in.bytes() >= 2 * kLine;
     if (in.level != Level::L1 && !is_register_level(in.level) && !streamed) return false;
   }
   const std::int64_t lanes = vector_width(target, body.output().dtype);
@@ -313,7 +315,7 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   const Cost per_iteration = scalar_body || hidden ? m.loop_iteration / 4 : m.loop_iteration;
   nc.base = (any_rolled ? (iterations + ways - 1) / ways * per_iteration : 0) +
             (loop.parallel ? m.parallel_launch : 0);
-  if (!children.empty()) nc.base += code_fetch_cost(spec, loop, children.front(), target, m);
+  if (!children.empty()) nc.base += code_fetch_cost(loop, unrolled, children.front(), target, m);
   // A buffer the team wrote (TensorSpec::shared) is spread over the cores' caches the way its writers cut it, in
   // contiguous ranges of its outermost dimension (a parallel loop's static ranges of row-major tiles). A loop that
   // cuts it the same way reads mostly what its own core wrote; one that reads all of it, or cuts it only along
