@@ -236,8 +236,8 @@ std::int64_t unrolled_code_bytes(const Spec& body, const Target& target) {
 }
 
 /// What one run of `loop` pays for code beyond the instruction cache: the loop unrolled over register-held
-/// operands (`unrolled`: unrolled_axes) repeats its body's straight-line code once per unrolled iteration, and the part beyond
-/// CostModel::code_cache_bytes comes from L2, a line at a time, on every run.
+/// operands (`unrolled`: unrolled_axes) repeats its body's straight-line code once per unrolled iteration, and the
+/// part beyond CostModel::code_cache_bytes comes from L2, a line at a time, on every run.
 Cost code_fetch_cost(const Loop& loop, const std::vector<bool>& unrolled, const Spec& body, const Target& target,
                      const CostModel& m) {
   std::int64_t copies = 1;
