@@ -123,6 +123,16 @@ void emit_copy(CWriter& w, const CView& from, const CView& to) {
   while (opened-- > 0) w.close();
 }
 
+void emit_zero(CWriter& w, const CView& to) {
+  for (auto e : to.shape) {
+    if (e <= 0) return;
+  }
+  int opened = 0;
+  const Coord index = open_loops(w, to.shape, "c", opened);
+  w.line(element(to, index) + " = 0.0f;");
+  while (opened-- > 0) w.close();
+}
+
 void emit_kernel(CWriter& w, KernelKind k, const Spec& spec, const std::vector<CView>& ops, const VectorIsa* isa) {
   KRIEK_ASSERT(ops.size() == spec.operands.size(), "kernel ", kernel_name(k), " given ", ops.size(), " operands");
   const CView& out = ops.back();

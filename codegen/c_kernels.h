@@ -24,5 +24,7 @@ std::string load_register(const VectorIsa& isa, const CView& v, KernelKind k, st
 /// Writes nested loops copying every element of `from` to `to` (equal shapes), dimension by dimension in
 /// increasing order (so a copy towards lower offsets of the same buffer reads each element before writing it).
 void emit_copy(CWriter& w, const CView& from, const CView& to);
+/// Zeroes every element of `to`: loops over its shape, innermost dimension last.
+void emit_zero(CWriter& w, const CView& to);
 
 }  // namespace kriek::codegen

@@ -77,6 +77,7 @@ class CEmitter final : public Emitter {
     emit_kernel(w_, k, spec, ops, isa_);
   }
   void copy(const CView& from, const CView& to) override { emit_copy(w_, from, to); }
+  void zero(const CView& to) override { emit_zero(w_, to); }
 
  private:
   const VectorIsa* isa_;

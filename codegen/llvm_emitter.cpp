@@ -129,6 +129,13 @@ void IrEmitter::copy(const CView& from, const CView& to) {
   in_kernel_ = false;
 }
 
+void IrEmitter::zero(const CView& to) {
+  for (Frame& f : loops_) f.vector = true;
+  in_kernel_ = true;
+  emit_ir_zero(*this, to);
+  in_kernel_ = false;
+}
+
 llvm::Value* IrEmitter::element(const CView& v, const Coord& index) {
   KRIEK_ASSERT(v.storage != Storage::vector_registers, "element access into vector registers ", v.base);
   llvm::Value* offset = nullptr;

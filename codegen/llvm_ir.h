@@ -57,6 +57,8 @@ class IrKernelContext {
 void emit_ir_kernel(IrKernelContext& c, KernelKind k, const Spec& spec, const std::vector<CView>& ops);
 /// Emits loops copying every element of `from` to `to` (equal shapes), dimension by dimension in increasing order.
 void emit_ir_copy(IrKernelContext& c, const CView& from, const CView& to);
+/// Zeroes every element of `to`.
+void emit_ir_zero(IrKernelContext& c, const CView& to);
 
 /// How the module is meant to run.
 enum class IrUse : std::uint8_t {

@@ -103,4 +103,15 @@ void emit_ir_copy(IrKernelContext& c, const CView& from, const CView& to) {
   g.close_loops(opened);
 }
 
+void emit_ir_zero(IrKernelContext& c, const CView& to) {
+  for (auto e : to.shape) {
+    if (e <= 0) return;
+  }
+  Kernels g{c};
+  int opened = 0;
+  const Coord index = g.open_loops(to.shape, opened);
+  g.store(llvm::ConstantFP::get(g.b.getFloatTy(), 0.0), to, index);
+  g.close_loops(opened);
+}
+
 }  // namespace kriek::codegen

@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "codegen/slide_window.h"
 #include "codegen/vector_isa.h"
 #include "impl/printer.h"
 #include "impl/tiling.h"
@@ -115,6 +116,8 @@ class Walk {
     const std::vector<CView>* ops;
     std::vector<bool> unroll;
     std::optional<CView> window;
+    std::optional<WindowPlan> plan;
+    std::int64_t first_trip = 0;  ///< the first trip of the emitted loop over the window's axis
     std::uint32_t mask = 0;
     std::size_t body = 0;
     Coord trip;
@@ -122,9 +125,13 @@ class Walk {
   };
 
   void loop(const ImplNode& n, const Loop& l, const std::vector<CView>& ops) {
-    LoopState s{&n, &l, &ops, unrolled_axes(n.spec, l), std::nullopt, 0, 0, {}, 0};
+    LoopState s{&n, &l, &ops, unrolled_axes(n.spec, l), std::nullopt, std::nullopt, 0, 0, 0, {}, 0};
     scoped([&] {
-      if (l.window) s.window = allocate(window_spec(n, l, ops));
+      if (l.window) {
+        KRIEK_ASSERT(!l.parallel, "a parallel slide loop");
+        s.window = allocate(window_buffer_spec(n.spec, l));
+        s.plan = window_plan(n.spec, l);
+      }
       for (s.body = 0; s.body < l.body_masks.size(); ++s.body) {
         s.mask = l.body_masks[s.body];
         s.trip.assign(l.axes.size(), Affine(0));
@@ -148,21 +155,6 @@ class Walk {
     });
   }
 
-  /// The slide window's buffer: the operand's tile plus the halo along the loop's axis, at the window's level.
-  static TensorSpec window_spec(const ImplNode& n, const Loop& l, const std::vector<CView>& ops) {
-    KRIEK_ASSERT(l.axes.size() == 1, "a slide window on a loop of ", l.axes.size(), " axes");
-    const std::size_t i = l.window->operand;
-    TensorSpec t = n.spec.operands[i];
-    t.shape = ops[i].shape;
-    for (std::size_t d = 0; d < t.shape.size(); ++d) {
-      const DimMap& m = l.operands[i][d];
-      if (m.axis >= 0) t.shape[d] = l.axes[0].tile + m.halo;
-    }
-    t.level = l.window->level;
-    t.layout = l.window->layout;
-    return t;
-  }
-
   void nest(LoopState& s, std::size_t a) {
     const Loop& l = *s.l;
     if (a == l.axes.size()) return body(s);
@@ -175,6 +167,7 @@ class Walk {
       s.trip[a] = 0;
       return nest(s, a + 1);
     }
+    if (s.plan) return window_nest(s, a, full);
     if (s.unroll[a]) {
       for (std::int64_t t = 0; t < full; ++t) {
         s.trip[a] = t;
@@ -197,16 +190,40 @@ class Walk {
     e_.close_loop();
   }
 
+  /// A slide loop's full iterations: those whose window reaches into a padded image's border with constant trips,
+  /// the others as one emitted loop (or unrolled).
+  void window_nest(LoopState& s, std::size_t a, std::int64_t full) {
+    const auto [leading, trailing] = border_trips(*s.plan, full);
+    auto constant_trips = [&](std::int64_t from, std::int64_t to) {
+      for (std::int64_t t = from; t < to; ++t) {
+        s.trip[a] = t;
+        nest(s, a + 1);
+      }
+    };
+    constant_trips(0, leading);
+    const std::int64_t middle = full - leading - trailing;
+    if (s.unroll[a] || middle <= 1) {
+      constant_trips(leading, leading + middle);
+    } else {
+      s.trip[a] = e_.open_loop(middle) + Affine(leading);
+      s.first_trip = leading;
+      nest(s, a + 1);
+      e_.close_loop();
+    }
+    constant_trips(full - trailing, full);
+  }
+
   void body(LoopState& s) {
     const Loop& l = *s.l;
     const std::vector<CView>& ops = *s.ops;
     std::vector<CView> inner;
     for (std::size_t i = 0; i < ops.size(); ++i) {
+      const bool windowed = s.window && i == l.window->operand;
       Coord origin = zeros(ops[i].rank());
-      Shape shape = ops[i].shape;
+      Shape shape = windowed ? window_source_shape(s.n->spec.operands[i], *l.window) : ops[i].shape;
       loop_tile(l, i, s.trip, s.mask, origin, shape);
-      if (s.window && i == l.window->operand) {
-        inner.push_back(advance_window(s, ops[i].sub(origin, shape)));
+      if (windowed) {
+        inner.push_back(advance(s, ops[i], origin, shape));
       } else {
         inner.push_back(ops[i].sub(origin, shape));
       }
@@ -214,41 +231,15 @@ class Walk {
     node(*s.n->children[s.body], inner);
   }
 
-  /// Brings the slide window up to `source` (this iteration's region of the input): the first iteration loads it
-  /// all; later ones shift the overlap (the halo) down from the previous window and load only the new part.
-  CView advance_window(const LoopState& s, const CView& source) {
-    const Loop& l = *s.l;
-    const std::size_t i = l.window->operand;
-    std::size_t dim = source.rank();
-    for (std::size_t d = 0; d < source.rank(); ++d) {
-      if (l.operands[i][d].axis >= 0) {
-        KRIEK_ASSERT(dim == source.rank(), "a slide window moves along one dimension");
-        dim = d;
-      }
-    }
-    KRIEK_ASSERT(dim < source.rank(), "a slide window that does not move");
-    const CView window = s.window->sub(zeros(source.rank()), source.shape);
-    const std::int64_t halo = l.operands[i][dim].halo, tile = l.axes[0].tile;
-    auto load_all = [&] { e_.copy(source, window); };
-    auto shift_and_load = [&] {
-      Coord at = zeros(source.rank());
-      Shape part = source.shape;
-      if (halo > 0) {
-        at[dim] = tile;
-        part[dim] = halo;
-        e_.copy(s.window->sub(at, part), s.window->sub(zeros(source.rank()), part));
-      }
-      at[dim] = halo;
-      part[dim] = source.shape[dim] - halo;
-      e_.copy(source.sub(at, part), s.window->sub(at, part));
-    };
+  /// Brings the slide window up to this iteration's region (`origin`, `shape`) of the padded `operand`: the
+  /// first iteration loads it all, later ones shift the overlap and load the rest.
+  CView advance(const LoopState& s, const CView& operand, const Coord& origin, const Shape& shape) {
+    auto step = [&](bool first) { return advance_window(e_, *s.plan, operand, *s.window, origin, shape, first); };
     const Affine& trip = s.trip[0];
-    if (trip.is_constant()) {
-      trip.constant() == 0 ? load_all() : shift_and_load();
-    } else {
-      e_.first_or_rest(trip, load_all, shift_and_load);
-    }
-    return window;
+    if (trip.is_constant()) return step(trip.constant() == 0);
+    if (s.first_trip > 0) return step(false);
+    e_.first_or_rest(trip, [&] { step(true); }, [&] { step(false); });
+    return s.window->sub(zeros(shape.size()), shape);
   }
 
   // --- Moves, pipelines and padding.

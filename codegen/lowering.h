@@ -78,6 +78,8 @@ class Emitter {
   virtual void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) = 0;
   /// Copies every element of `from` into `to` (equal shapes), dimension by dimension in increasing order.
   virtual void copy(const CView& from, const CView& to) = 0;
+  /// Sets every element of `to` to zero.
+  virtual void zero(const CView& to) = 0;
 };
 
 /// What the entry point must provide, known once the walk is done.

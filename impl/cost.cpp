@@ -330,12 +330,16 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
     }
   }
   if (loop.window) {
-    // The window buffer: loaded whole once, then only its new part each step; the overlap shifts in place.
+    // The window buffer: loaded whole once, then only its new part each step; the overlap shifts in place. (A
+    // padded image's border in the window is zeroed rather than loaded, priced alike.)
     KRIEK_ASSERT(!children.empty(), "a slide loop has a body");
-    const TensorSpec& src = spec.operands[loop.window->operand];
-    const TensorSpec& win = children.front().operands[loop.window->operand];
-    const std::int64_t rows_per_step = loop.axes.front().tile;
-    const std::int64_t window_rows = win.shape[0] > 0 ? win.shape[0] : 1;
+    const std::size_t w = loop.window->operand;
+    const TensorSpec& src = spec.operands[w];
+    const TensorSpec& win = children.front().operands[w];
+    std::size_t dim = 0;  // the dimension the window moves along
+    while (dim + 1 < win.rank() && loop.operands[w][dim].axis < 0) ++dim;
+    const std::int64_t rows_per_step = loop.axes.front().tile * loop.operands[w][dim].step;
+    const std::int64_t window_rows = win.shape[dim] > 0 ? win.shape[dim] : 1;
     const Cost first = static_cast<Cost>(lines_touched(win));
     const Cost step_lines = first * static_cast<Cost>(std::min(rows_per_step, window_rows)) /
                             static_cast<Cost>(window_rows);

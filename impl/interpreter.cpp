@@ -123,10 +123,10 @@ std::vector<float> fresh_buffer(const Shape& shape, const Layout& layout) {
 /// The slide window of a loop: the region of the source it holds and its buffer in the window's layout.
 class Window {
  public:
-  explicit Window(Layout layout) : layout_(layout) {}
+  explicit Window(const SlideWindow& w) : layout_(w.layout), border_(w.border.begin(), w.border.end()) {}
 
-  /// A view of the window holding `source` (a sub-view of `whole` at `origin`), keeping the overlap with the
-  /// previous window and loading only the rest from the source.
+  /// A view of the window holding the region of `whole` at `origin` of `shape` (with a border: of `whole` padded
+  /// by it, zeroes outside `whole`), keeping the overlap with the previous window and loading only the rest.
   View advance(const View& whole, const Shape& origin, const Shape& shape, InterpretStats& stats) {
     std::vector<float> next = fresh_buffer(shape, layout_);
     View to = whole_view(next.data(), shape, layout_);
@@ -152,12 +152,17 @@ class Window {
         ++stats.window_shifts;
       });
     }
-    const View source = whole.sub(origin, shape);
+    Index at{};
     for_each_index(shape, [&](const std::int64_t* i) {
       bool kept = overlap;
       for (std::size_t d = 0; d < rank && kept; ++d) kept = origin[d] + i[d] >= lo[d] && origin[d] + i[d] < hi[d];
       if (kept) return;
-      to.at(i) = source.at(i);
+      bool inside = true;
+      for (std::size_t d = 0; d < rank; ++d) {
+        at[d] = origin[d] + i[d] - (border_.empty() ? 0 : border_[d]);
+        inside = inside && at[d] >= 0 && at[d] < whole.shape[d];
+      }
+      to.at(i) = inside ? whole.at(at.data()) : 0.0f;
       ++stats.window_loads;
     });
     buffer_ = std::move(next);
@@ -169,6 +174,7 @@ class Window {
 
  private:
   Layout layout_;
+  Shape border_;
   std::vector<float> buffer_;
   Shape origin_, shape_;
   bool held_ = false;
@@ -202,7 +208,7 @@ class Interpreter {
     std::optional<Window> window;
     if (l.window) {
       KRIEK_ASSERT(l.window->operand < n.spec.input_count(), "a slide window holds an input");
-      window.emplace(l.window->layout);
+      window.emplace(*l.window);
     }
     while (true) {
       std::uint32_t mask = 0;
@@ -214,9 +220,11 @@ class Interpreter {
       const ImplNode& body = *n.children[static_cast<std::size_t>(found - l.body_masks.begin())];
       std::vector<View> inner;
       for (std::size_t i = 0; i < ops.size(); ++i) {
-        Shape origin(ops[i].rank(), 0), shape = ops[i].shape;
+        const bool windowed = window && i == l.window->operand;
+        Shape origin(ops[i].rank(), 0), shape = windowed ? window_source_shape(n.spec.operands[i], *l.window)
+                                                         : ops[i].shape;
         loop_tile(l, i, trip, mask, origin, shape);
-        if (window && i == l.window->operand) {
+        if (windowed) {
           inner.push_back(window->advance(ops[i], origin, shape, stats_));
         } else {
           inner.push_back(ops[i].sub(origin, shape));

@@ -59,6 +59,15 @@ std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes) {
   return masks;
 }
 
+Shape window_source_shape(const TensorSpec& t, const SlideWindow& window) {
+  Shape shape = t.shape;
+  if (window.border.empty()) return shape;
+  KRIEK_ASSERT(window.border.size() == shape.size(), "a window border of ", window.border.size(),
+               " dimensions on a rank-", shape.size(), " operand");
+  for (std::size_t d = 0; d < shape.size(); ++d) shape[d] += 2 * window.border[d];
+  return shape;
+}
+
 Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
   KRIEK_ASSERT(loop.operands.size() == spec.operands.size(), "loop maps ", loop.operands.size(),
                " operands of a Spec with ", spec.operands.size());
@@ -68,7 +77,8 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
     const TensorSpec& t = spec.operands[i];
     const OperandMap& map = loop.operands[i];
     KRIEK_ASSERT(map.size() == t.rank(), "operand ", i, " map has ", map.size(), " dims, tensor rank ", t.rank());
-    Shape shape = t.shape, step = t.shape;
+    const bool windowed = loop.window && loop.window->operand == i;
+    Shape shape = windowed ? window_source_shape(t, *loop.window) : t.shape, step = t.shape;
     for (std::size_t d = 0; d < map.size(); ++d) {
       if (map[d].axis < 0) continue;
       const LoopAxis& axis = loop.axes.at(static_cast<std::size_t>(map[d].axis));
@@ -76,7 +86,7 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
       shape[d] = map[d].extent(at_remainder ? axis.remainder() : axis.tile);
       step[d] = axis.tile < axis.extent ? axis.tile * map[d].step : t.shape[d];
     }
-    if (loop.window && loop.window->operand == i) {
+    if (windowed) {
       TensorSpec w = t;
       w.shape = shape;
       w.level = loop.window->level;
@@ -88,6 +98,11 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
     } else {
       body.operands[i] = tile_tensor(t, shape, step);
     }
+  }
+  if (loop.window && !loop.window->border.empty()) {
+    auto* conv = std::get_if<Conv>(&body.op);
+    KRIEK_ASSERT(conv != nullptr, "a padded slide window on ", op_word(spec.op));
+    conv->pad = {0, 0};  // the window holds the zeroes
   }
   return body;
 }

@@ -139,6 +139,10 @@ class Printer {
     if (l.kind != LoopKind::tile) {
       std::string sizes;
       for (std::size_t a = 0; a < l.axes.size(); ++a) sizes += (a ? "x" : "") + std::to_string(l.axes[a].tile);
+      const auto* conv = std::get_if<Conv>(&n.spec.op);
+      if (l.window && !l.window->border.empty() && conv != nullptr) {
+        sizes += " pad " + std::to_string(conv->pad[0]) + "x" + std::to_string(conv->pad[1]);
+      }
       head += "[" + sizes + "]";
     }
     emit(indent, head + " (" + join(listed) + ") <- (" + join(sources) + ")", n);

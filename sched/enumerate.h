@@ -37,8 +37,8 @@
 //      serial or parallel, and no other action: each element is a plain matmul with its own search
 //      (4x64x64x64: 344,683 -> 22,238 Specs, 48-95 -> 0.9 s);
 //   2. split over the grid below the reduction extent (without the small threes); a conv's taps instead (below);
-//   3. slide of each spatial output dimension of a Conv over the grid below its extent, with the window at GL,
-//      L2, L1 (those the target has and not slower than the image), row-major;
+//   3. slide of each spatial output dimension of a Conv (padded and strided ones too) over the grid below its
+//      extent, with the window at GL, L2, L1 (those the target has and not slower than the image), row-major;
 //   4. move_to of each operand (inputs, then the output) to each level faster than its own that holds it,
 //      slowest first: L2 (only inputs larger than half of L1; an output computed in L2 only adds its
 //      write-back), L1 in the operand's own layout (an alias; not
@@ -114,7 +114,8 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// strided lhs is packed row by row in its own placement (MoveTo::copy), never in panels. 22: an output matrix's
 /// columns also in one slab per core (in whole registers). 23: only where they outnumber its rows. 24: a tile of
 /// whole panels whose rows are several lines (blk1:64 of f32) counts one run per panel, as one-line panel rows do.
-inline constexpr int kEnumerateVersion = 24;
+/// 25: slide on padded and strided convs (a window of the padded image's rows: no padded copy of the whole image).
+inline constexpr int kEnumerateVersion = 25;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

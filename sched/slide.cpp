@@ -39,21 +39,21 @@ std::variant<Loop, NotApplicable> slide_loop(const Slide& a, const Spec& spec, c
                           " image");
   }
   const Conv& conv = std::get<Conv>(spec.op);
-  if (conv.padded() || conv.stride != Conv{}.stride) {
-    return not_applicable("slide", 9, "the conv has stride ", conv.stride[0], "x", conv.stride[1], " and padding ",
-                          conv.pad[0], "x", conv.pad[1], "; slide takes stride 1 and no padding");
-  }
   Loop loop;
   loop.kind = LoopKind::slide;
   loop.axes = {LoopAxis{extent, a.size}};
   const Shape& filters = spec.input(1).shape;
   const std::size_t spatial = a.dim - first;  // 0: rows, 1: columns
   OperandMap im(img.rank(), DimMap{-1, 0, 1});
-  im[a.dim] = DimMap{0, filters[spatial] - 1, 1};
+  im[a.dim] = DimMap{0, filters[spatial] - 1, conv.stride[spatial]};
   OperandMap om(out.rank(), DimMap{-1, 0, 1});
   om[a.dim] = DimMap{0, 0, 1};
   loop.operands = {im, OperandMap(filters.size(), DimMap{-1, 0, 1}), om};
-  loop.window = SlideWindow{0, a.level, a.layout};
+  loop.window = SlideWindow{0, a.level, a.layout, {}};
+  if (conv.padded()) {
+    const Shape border = pad_interior_origin(spec);
+    loop.window->border.assign(border.begin(), border.end());
+  }
   if (vrf_operand_split(spec, loop) >= 0) {
     return not_applicable("slide", 8, "the output (", shape_text(out.shape), " in VRF, vector size ",
                           out.vector_size, ") would be cut into partial vector registers");

@@ -18,6 +18,7 @@
 #include "sched/schedule.h"
 #include "spec/text.h"
 #include "support/golden.h"
+#include "support/random_spec.h"
 #include "synth/synthesizer.h"
 
 using namespace kriek;
@@ -254,6 +255,47 @@ TEST_CASE("a narrow rhs transposed into L1 and read by tiles of dots on AVX-512 
   const Schedule f = schedule(four, avx2).select(KernelKind::dot_fma).complete();
   CHECK_THAT(emit_c(f.impl(), avx2).code, Contains("_mm256_hadd_ps"));
   check_runs(f.impl(), avx2);
+}
+
+TEST_CASE("slide windows of padded and strided convs through both backends: border rows zeroed, never read",
+          "[codegen][slide]") {
+  // Random convs (padding 0-3, stride 1-3, odd sizes), each slid along its rows or its columns by a random size
+  // (boundary iterations included), the window in L1 or L2; the DP completes the body (vector kernels on the
+  // window) or the default schedule does (scalar ones). The iterations whose window reaches the border are
+  // emitted apart from the loop over the others: first, last, and where stride and pad make several of each.
+  const std::uint64_t seed = kriek::testing::test_seed(20261127);
+  INFO("seed " << seed << " (set KRIEK_SEED to replay)");
+  std::mt19937_64 rng(seed);
+  const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
+  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
+  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  std::vector<ImplPtr> impls;
+  for (int i = 0; i < 10; ++i) {
+    const std::int64_t f = pick(1, 3) * 2 + 1 - (i % 4 == 3 ? 1 : 0);
+    const std::int64_t pad = pick(i % 2, std::min<std::int64_t>(3, f - 1));
+    const std::int64_t stride = pick(1, 3), h = pick(f, 13), w = pick(f, 13);
+    const std::int64_t channels = i % 3 == 0 ? 16 : pick(1, 5), filters = i % 3 == 0 ? 16 : pick(1, 9);
+    const std::string text = "conv[stride=" + std::to_string(stride) + ",pad=" + std::to_string(pad) + "] 1x" +
+                             std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(channels) + " " +
+                             std::to_string(f) + "x" + std::to_string(f) + "x" + std::to_string(channels) + "x" +
+                             std::to_string(filters) + " f32";
+    INFO("spec " << text);
+    const Spec spec = parse_spec(text, target);
+    const auto dim = static_cast<std::uint8_t>(1 + i % 2);
+    const std::int64_t extent = spec.output().shape[dim];
+    if (extent < 2) continue;
+    const std::int64_t size = pick(1, extent - 1);
+    INFO("slide " << int(dim) << " " << size);
+    const Schedule slid = schedule(spec, target).slide(dim, size, i % 3 == 1 ? Level::L2 : Level::L1);
+    const ImplPtr impl = i % 2 == 0 ? slid.complete(dp).impl() : slid.complete().impl();
+    REQUIRE(print_impl(impl).find("slide[") != std::string::npos);
+    impls.push_back(impl);
+  }
+  REQUIRE(impls.size() >= 5);
+  check_all_run(impls, target);
 }
 
 TEST_CASE("emitted C of a small schedule (golden)", "[codegen][golden]") {

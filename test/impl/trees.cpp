@@ -102,7 +102,7 @@ ImplPtr slide_tree() {
   l.kind = LoopKind::slide;
   l.axes = {{8, 3}};
   l.operands = {{DimMap{0, 2}, DimMap{-1, 0}}, dims({-1, -1, -1}), dims({0, -1, -1})};
-  l.window = SlideWindow{0, Level::L1, Layout::col_major()};
+  l.window = SlideWindow{0, Level::L1, Layout::col_major(), {}};
   return loop_of(s, l, hole);
 }
 
@@ -112,7 +112,7 @@ ImplPtr slide2_tree() {
   l.kind = LoopKind::slide;
   l.axes = {{7, 3}, {10, 4}};
   l.operands = {{DimMap{0, 2}, DimMap{1, 1}, DimMap{-1, 0}}, dims({-1, -1, -1, -1}), dims({0, 1, -1})};
-  l.window = SlideWindow{0, Level::L1, Layout::blocked(1, 4)};
+  l.window = SlideWindow{0, Level::L1, Layout::blocked(1, 4), {}};
   return loop_of(s, l, hole);
 }
 

@@ -72,9 +72,33 @@ TEST_CASE("tile_out follows strides: a tile of E outputs reads (E - 1) * stride 
   CHECK(interprets_reference(schedule(s, avx512()).tile_out({1, 2, 4, 4}).complete().impl(), rng));
 }
 
-TEST_CASE("slide (9): stride 1, no padding", "[sched][slide]") {
-  CHECK_THAT(reason(Slide{1, 2, Level::GL, Layout::row_major()}, strided({1, 9, 9, 2}, {3, 3, 2, 4}, 2, 0)),
-             Contains("slide (9): the conv has stride 2x2 and padding 0x0"));
+TEST_CASE("slide on a padded, strided conv: a window of the padded image's rows, the body unpadded",
+          "[sched][slide]") {
+  // Stride 2, pad 1: 2 output rows read (2 - 1) * 2 + 3 = 5 padded rows, all 9 + 2 padded columns.
+  const Spec s = strided({1, 9, 9, 2}, {3, 3, 2, 4}, 2, 1);
+  CHECK(s.output().shape == Shape{1, 5, 5, 4});
+  const ImplPtr rows = applied(Slide{1, 2, Level::L1, Layout::row_major()}, s);
+  const Loop& loop = std::get<Loop>(rows->kind);
+  CHECK(loop.window->border == decltype(loop.window->border){0, 1, 1, 0});
+  CHECK(loop.operands[0][1] == DimMap{0, 2, 2});
+  const Spec& body = rows->children[0]->spec;
+  CHECK(shapes(body) == std::vector<Shape>{{1, 5, 11, 2}, {3, 3, 2, 4}, {1, 2, 5, 4}});
+  CHECK(std::get<Conv>(body.op).pad == std::array<std::uint32_t, 2>{0, 0});
+  CHECK(std::get<Conv>(body.op).stride == std::array<std::uint32_t, 2>{2, 2});
+  CHECK(body.input(0).level == Level::L1);
+  CHECK(shapes(rows->children[1]->spec)[0] == Shape{1, 3, 11, 2});  // the last output row: 3 padded rows
+  CHECK_THAT(print_impl(rows), Contains("slide[2 pad 1x1] (imgS: 1x5x11x2 L1, outS: 1x2x5x4) <- (img, out)"));
+  const ImplPtr cols = applied(Slide{2, 3, Level::L2, Layout::row_major()}, s);
+  CHECK(shapes(cols->children[0]->spec) == std::vector<Shape>{{1, 11, 7, 2}, {3, 3, 2, 4}, {1, 5, 3, 4}});
+  std::mt19937_64 rng(test_seed(9));
+  for (std::int64_t size : {1, 2, 4}) {
+    INFO("rows " << size);
+    CHECK(interprets_reference(schedule(s, avx512()).slide(1, size, Level::L1).complete().impl(), rng));
+    CHECK(interprets_reference(schedule(s, avx512()).slide(2, size, Level::L1).complete().impl(), rng));
+  }
+  // Pad 3 with stride 2 (conv1's geometry): the first two windows reach the border.
+  const Spec wide = strided({1, 12, 12, 3}, {7, 7, 3, 4}, 2, 3);
+  CHECK(interprets_reference(schedule(wide, avx512()).slide(1, 1, Level::L1).complete().impl(), rng));
 }
 
 TEST_CASE("to_matmul (1): conv only", "[sched][to_matmul]") {

@@ -210,7 +210,7 @@ TEST_CASE("slide: Figure 3's window and its boundary", "[sched][slide]") {
   CHECK(n->children[1]->spec.operands[0].shape == Shape{32, 128});
   const auto& loop = std::get<Loop>(n->kind);
   CHECK(loop.kind == LoopKind::slide);
-  CHECK(loop.window == SlideWindow{0, Level::L1, Layout::row_major()});
+  CHECK(loop.window == SlideWindow{0, Level::L1, Layout::row_major(), {}});
   // Columns of a rank-4 image.
   CHECK(body_shapes(Slide{2, 2, Level::L2, Layout::col_major()}, conv({2, 6, 7, 3}, {3, 4, 3, 2})) ==
         std::vector<Shape>{{2, 6, 5, 3}, {3, 4, 3, 2}, {2, 4, 2, 2}});
