@@ -115,8 +115,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// columns also in one slab per core (in whole registers). 23: only where they outnumber its rows. 24: a tile of
 /// whole panels whose rows are several lines (blk1:64 of f32) counts one run per panel, as one-line panel rows do.
 /// 25: slide on padded and strided convs (a window of the padded image's rows: no padded copy of the whole image).
-/// 26: a slide's body is serial (impl/node.cpp's loop_body_spec).
-inline constexpr int kEnumerateVersion = 26;
+/// 26: a slide's body is serial (impl/node.cpp's loop_body_spec). 27: tile_out of a padded conv's batch and output
+/// channels (tile_out's precondition 7).
+inline constexpr int kEnumerateVersion = 27;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

@@ -14,8 +14,10 @@ namespace kriek {
 ///   (5) every operand in VRF is cut into whole vector registers (tiles and boundary tiles);
 ///   (6) in a Move between VRF and memory, every tile of the memory side stays contiguous (vec_load and vec_store
 ///       need it; without this the tiles would be dead ends);
-///   (7) no conv of the Spec (a Compose's stages included) is padded: a tile's image window would start before
-///       the image (pad_image makes the padding real first);
+///   (7) a padded conv (a Compose's stages included) keeps its output's rows and columns whole: their tiles'
+///       image windows would start before the image (pad_image or a padded slide make the padding real first);
+///       its batch and output channels may be tiled (each core a slab of the channels, with a padded window of
+///       its own below);
 ///   (8) one k-step of a register tile (a matmul with k = 1, the lhs in memory, the output in VRF) is cut into
 ///       column tiles only if all its accumulators, one broadcast per tile row and one tile's rhs registers fit
 ///       the vector registers: the calls share their rows' broadcasts once compiled (a 7x64 tile as two 7x32

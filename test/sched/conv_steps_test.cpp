@@ -58,9 +58,20 @@ TEST_CASE("split over filter taps shifts the image window", "[sched][split]") {
   CHECK(interprets_reference(sch.impl(), rng));
 }
 
-TEST_CASE("tile_out (7): no padded conv", "[sched][tile_out]") {
-  CHECK_THAT(reason(TileOut{{1, 4, 4}}, strided({8, 8, 2}, {3, 3, 2, 4}, 1, 1)),
-             Contains("tile_out (7): a conv is padded (1x1); pad_image first"));
+TEST_CASE("tile_out (7): a padded conv keeps its output rows and columns whole", "[sched][tile_out]") {
+  CHECK_THAT(reason(TileOut{{1, 8, 4}}, strided({8, 8, 2}, {3, 3, 2, 4}, 1, 1)),
+             Contains("tile_out (7): a conv is padded (1x1) and the tile cuts its output's dimension 0; pad_image "
+                      "or slide first"));
+  CHECK_THAT(reason(TileOut{{1, 8, 4, 4}}, strided({1, 8, 8, 2}, {3, 3, 2, 4}, 1, 1)),
+             Contains("tile_out (7): a conv is padded (1x1) and the tile cuts its output's dimension 2"));
+  // Its output channels may be tiled: each tile is the same padded conv over a slab of the filters.
+  const Spec s = strided({2, 7, 6, 3}, {3, 3, 3, 8}, 2, 1);
+  const ImplPtr n = applied(TileOut{{1, 4, 3, 4}}, s);
+  CHECK(shapes(n->children[0]->spec) == std::vector<Shape>{{1, 7, 6, 3}, {3, 3, 3, 4}, {1, 4, 3, 4}});
+  CHECK(std::get<Conv>(n->children[0]->spec.op).pad == std::array<std::uint32_t, 2>{1, 1});
+  std::mt19937_64 rng(test_seed(10));
+  const Schedule slabs = schedule(s, avx512()).tile_out({1, 4, 3, 4}, true).slide(1, 2, Level::L1);
+  CHECK(interprets_reference(slabs.complete().impl(), rng));
 }
 
 TEST_CASE("tile_out follows strides: a tile of E outputs reads (E - 1) * stride + F image rows", "[sched][tile_out]") {
