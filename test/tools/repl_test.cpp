@@ -140,6 +140,18 @@ TEST_CASE("repl: pad_image and to_matmul, the conv steps actions lists, apply by
              Contains("line 2") && Contains("to_matmul (3): the filter window is 3x3"));
 }
 
+TEST_CASE("repl: slide pads a padded, strided conv in its window, run and checked", "[tools][repl][llvm]") {
+  const Result r = script("padded_slide.kriek",
+                          "spec conv[stride=2,pad=1] 1x9x9x16 3x3x16x16 f32\nslide 1 2 L1\ncomplete\ncheck\nrun\n",
+                          runnable_target());
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("slide[2 pad 1x1] (imgS: 1x5x11x16 L1, outS: 1x2x5x16) <- (img, out)") &&
+                        Contains("# conv[stride=2] (1x5x11x16 L1") && Contains("matches the reference") &&
+                        Contains("verified"));
+  CHECK_THAT(refused("padded_slide_bad.kriek", "spec conv[pad=1] 1x6x6x4 3x3x4x8 f32\nslide 1 6 L1\n"),
+             Contains("line 2") && Contains("slide (3): size 6 is not in [1, 6)"));
+}
+
 TEST_CASE("repl: split over a conv's filter rows and columns by name", "[tools][repl]") {
   const Result r = script("conv_taps.kriek", "spec conv 1x6x6x4 3x3x4x8 f32\nto_accum\nfocus h2\nsplit 1 fh\n"
                                              "split 1 fw\ncomplete\ncheck\n");
