@@ -129,7 +129,8 @@ class Walk {
     scoped([&] {
       if (l.window) {
         KRIEK_ASSERT(!l.parallel, "a parallel slide loop");
-        s.window = allocate(window_buffer_spec(n.spec, l));
+        // The buffer is what a full iteration's body reads (children[0]: boundary pattern 0, the full tiles).
+        s.window = allocate(n.children.front()->spec.operands[l.window->operand]);
         s.plan = window_plan(n.spec, l);
       }
       for (s.body = 0; s.body < l.body_masks.size(); ++s.body) {

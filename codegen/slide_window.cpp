@@ -31,8 +31,7 @@ void fill(Emitter& e, const WindowPlan& p, const CView& operand, const CView& bu
   // cut to the interior (the same decomposition as pad_border's).
   Shape box_at = at, box = part;
   for (std::size_t d = 0; d < rank; ++d) {
-    box_at[d] = at[d];
-    box[d] = lo[d];
+    box[d] = lo[d];  // box_at[d] is still at[d]
     e.zero(buffer.sub(constants(box_at), box));
     box_at[d] = at[d] + hi[d];
     box[d] = part[d] - hi[d];
@@ -48,33 +47,15 @@ void fill(Emitter& e, const WindowPlan& p, const CView& operand, const CView& bu
 }  // namespace
 
 WindowPlan window_plan(const Spec& spec, const Loop& l) {
-  KRIEK_ASSERT(l.window && l.axes.size() == 1, "a slide window on a loop of ", l.axes.size(), " axes");
   WindowPlan p;
-  p.operand = l.window->operand;
-  const TensorSpec& t = spec.operands[p.operand];
-  const OperandMap& map = l.operands[p.operand];
-  p.dim = t.rank();
-  for (std::size_t d = 0; d < t.rank(); ++d) {
-    if (map[d].axis < 0) continue;
-    KRIEK_ASSERT(p.dim == t.rank(), "a slide window moves along one dimension");
-    p.dim = d;
-  }
-  KRIEK_ASSERT(p.dim < t.rank(), "a slide window that does not move");
-  p.extent = map[p.dim].extent(l.axes[0].tile);
-  p.advance = l.axes[0].tile * map[p.dim].step;
+  const TensorSpec& t = spec.operands[l.window->operand];
+  p.dim = window_dim(l);
+  const DimMap& m = l.operands[l.window->operand][p.dim];
+  p.extent = m.extent(l.axes[0].tile);
+  p.advance = l.axes[0].tile * m.step;
   p.source = t.shape;
   p.border = l.window->border.empty() ? Shape(t.rank(), 0) : Shape(l.window->border.begin(), l.window->border.end());
   return p;
-}
-
-TensorSpec window_buffer_spec(const Spec& spec, const Loop& l) {
-  const WindowPlan p = window_plan(spec, l);
-  TensorSpec t = spec.operands[p.operand];
-  t.shape = window_source_shape(t, *l.window);
-  t.shape[p.dim] = p.extent;
-  t.level = l.window->level;
-  t.layout = l.window->layout;
-  return t;
 }
 
 std::pair<std::int64_t, std::int64_t> border_trips(const WindowPlan& p, std::int64_t full) {

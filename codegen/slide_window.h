@@ -1,4 +1,4 @@
-// A slide loop's window in generated code (impl/node.h's SlideWindow): its buffer, which of the loop's full
+// A slide loop's window in generated code (impl/node.h's SlideWindow): its geometry, which of the loop's full
 // iterations reach past a padded image (the lowering emits those with constant trips, so the loop it emits
 // never tests for the border), and the copies and zeroes that bring the window up to an iteration's region:
 // all of it in the first iteration, then the overlap shifted down within the buffer and only the new part loaded.
@@ -14,8 +14,7 @@ namespace kriek::codegen {
 
 /// The geometry of one slide loop's window.
 struct WindowPlan {
-  std::size_t operand = 0;  ///< the windowed input
-  std::size_t dim = 0;      ///< the operand dimension the window moves along
+  std::size_t dim = 0;      ///< the operand dimension the window moves along (window_dim)
   std::int64_t extent = 0;  ///< the window's extent along `dim` in a full iteration
   std::int64_t advance = 0; ///< how far along `dim` one iteration moves the window: tile * step
   Shape border;             ///< the zero padding around the operand in each dimension (all 0 when unpadded)
@@ -26,9 +25,6 @@ struct WindowPlan {
 
 /// The plan of loop `l` (with a window) over the operands of `spec`.
 WindowPlan window_plan(const Spec& spec, const Loop& l);
-
-/// The window's buffer: a full iteration's region of the (padded) operand at the window's level and layout.
-TensorSpec window_buffer_spec(const Spec& spec, const Loop& l);
 
 /// The full iterations at the start and at the end of the loop (`full` of them) whose region reaches past the
 /// operand into its border: {leading, trailing}, together at most `full`. Both 0 without a border.

@@ -336,8 +336,7 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
     const std::size_t w = loop.window->operand;
     const TensorSpec& src = spec.operands[w];
     const TensorSpec& win = children.front().operands[w];
-    std::size_t dim = 0;  // the dimension the window moves along
-    while (dim + 1 < win.rank() && loop.operands[w][dim].axis < 0) ++dim;
+    const std::size_t dim = window_dim(loop);
     const std::int64_t rows_per_step = loop.axes.front().tile * loop.operands[w][dim].step;
     const std::int64_t window_rows = win.shape[dim] > 0 ? win.shape[dim] : 1;
     const Cost first = static_cast<Cost>(lines_touched(win));

@@ -68,6 +68,19 @@ Shape window_source_shape(const TensorSpec& t, const SlideWindow& window) {
   return shape;
 }
 
+std::size_t window_dim(const Loop& loop) {
+  KRIEK_ASSERT(loop.window && loop.axes.size() == 1, "a slide window on a loop of ", loop.axes.size(), " axes");
+  const OperandMap& map = loop.operands.at(loop.window->operand);
+  std::size_t dim = map.size();
+  for (std::size_t d = 0; d < map.size(); ++d) {
+    if (map[d].axis < 0) continue;
+    KRIEK_ASSERT(dim == map.size(), "a slide window moves along one dimension");
+    dim = d;
+  }
+  KRIEK_ASSERT(dim < map.size(), "a slide window that does not move");
+  return dim;
+}
+
 Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
   KRIEK_ASSERT(loop.operands.size() == spec.operands.size(), "loop maps ", loop.operands.size(),
                " operands of a Spec with ", spec.operands.size());

@@ -153,6 +153,8 @@ struct ImplNode {
 Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask);
 /// The shape of what a slide window's loop map indexes: operand `t` with the window's border on both sides.
 Shape window_source_shape(const TensorSpec& t, const SlideWindow& window);
+/// The dimension of its operand that the window of slide loop `loop` moves along (its one mapped dimension).
+std::size_t window_dim(const Loop& loop);
 /// The boundary patterns that occur for these axes, increasing (always contains 0).
 std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes);
 /// The Specs of a move's children: body, then prologue if load, then epilogue if store.
