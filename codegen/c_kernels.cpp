@@ -7,6 +7,7 @@
 #include "codegen/c_sums.h"
 #include "codegen/kernel_views.h"
 #include "impl/tiling.h"
+#include "spec/conv_geometry.h"
 #include "spec/error.h"
 
 namespace kriek::codegen {
@@ -61,7 +62,7 @@ void direct_conv(CWriter& w, const CView& img, const CView& filters, const CView
   const Coord origin = zeros(out.rank());
   w.open("");
   w.line("float " + acc + " = " + element(out, origin) + ";");
-  const std::size_t lead = img.rank() == 4 ? 1 : 0;
+  const std::size_t lead = conv_row_dim(img.rank());
   int opened = 0;
   const Coord fi = open_loops(w, filters.shape, "f", opened);
   Coord ii = zeros(img.rank());

@@ -4,13 +4,14 @@
 // summing kernels are in llvm_sums.cpp, the helpers they share in llvm_kernels_impl.h). Comparisons keep the C
 // backend's NaN behaviour (max(a, b) = a < b ? b : a).
 #include "codegen/llvm_kernels_impl.h"
+#include "spec/conv_geometry.h"
 
 namespace kriek::codegen {
 
 void Kernels::direct_conv(const CView& img, const CView& filters, const CView& out) {
   Value* acc = c.slot(f32());
   b.CreateStore(at0(out), acc);
-  const std::size_t lead = img.rank() == 4 ? 1 : 0;
+  const std::size_t lead = conv_row_dim(img.rank());
   int opened = 0;
   const Coord fi = open_loops(filters.shape, opened);
   Coord ii = zeros(img.rank());

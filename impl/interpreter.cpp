@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "impl/view.h"
+#include "spec/conv_geometry.h"
 #include "spec/overloaded.h"
 #include "spec/reference.h"
 
@@ -72,7 +73,7 @@ void reduce_add(std::size_t axis, const View& in, const View& out) {
 void conv_add(const View& img, const View& f, const View& out) {
   Index io{}, zero{};
   float acc = out.at(zero.data());
-  const std::size_t lead = img.rank() == 4 ? 1 : 0;
+  const std::size_t lead = conv_row_dim(img.rank());
   for_each_index(f.shape, [&](const std::int64_t* i) {
     for (std::size_t d = 0; d + lead < img.rank(); ++d) io[d + lead] = i[d];
     acc += img.at(io.data()) * f.at(i);

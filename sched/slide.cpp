@@ -2,6 +2,7 @@
 #include "sched/slide.h"
 
 #include "sched/support.h"
+#include "spec/conv_geometry.h"
 
 namespace kriek {
 namespace {
@@ -14,7 +15,7 @@ std::variant<Loop, NotApplicable> slide_loop(const Slide& a, const Spec& spec, c
   }
   const TensorSpec& img = spec.input(0);
   const TensorSpec& out = spec.output();
-  const std::size_t first = img.rank() == 4 ? 1 : 0;  // the output's row dimension
+  const std::size_t first = conv_row_dim(img.rank());  // the output's row dimension
   if (a.dim < first || a.dim > first + 1) {
     return not_applicable("slide", 2, "dimension ", int(a.dim), " of the output ", shape_text(out.shape),
                           " is not spatial (", first, " or ", first + 1, ")");

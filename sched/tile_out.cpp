@@ -152,7 +152,7 @@ Why shape_fails(const TileOut& action, const Spec& spec) {
     return not_applicable("tile_out", 4, "a parallel loop in a serial_only Spec");
   }
   if (const Conv* conv = padded_conv(spec.op)) {
-    const std::size_t rows = out.size() == 4 ? 1 : 0;  // the output's spatial dimensions: rows, then columns
+    const std::size_t rows = conv_row_dim(out.size());  // the output's spatial dimensions: rows, then columns
     for (std::size_t d = rows; d < rows + 2 && d < out.size(); ++d) {
       if (action.tile[d] < out[d]) {
         return not_applicable("tile_out", 7, "a conv is padded (", conv->pad[0], "x", conv->pad[1],

@@ -13,7 +13,7 @@ ConvGeometry conv_geometry(const Conv& conv, const Shape& img, const Shape& f) {
   if (f.size() != want_f) {
     user_error("conv filters for a rank-", g.rank, " image must be rank ", want_f, ", got ", shape_text(f));
   }
-  g.row_dim = g.rank == 4 ? 1 : 0;
+  g.row_dim = conv_row_dim(g.rank);
   if (g.rank >= 3 && img[g.rank - 1] != f[2]) {
     user_error("conv channels disagree: image ", shape_text(img), " has ", img[g.rank - 1], ", filters ",
                shape_text(f), " have ", f[2]);

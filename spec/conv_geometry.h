@@ -28,6 +28,9 @@ struct ConvGeometry {
   std::int64_t window(std::size_t s, std::int64_t outputs) const { return (outputs - 1) * stride[s] + filter(s); }
 };
 
+/// The dimension of rows of a conv's image or output of rank `rank`: 1 in the batched rank-4 form, else 0.
+inline std::size_t conv_row_dim(std::size_t rank) { return rank == 4 ? 1 : 0; }
+
 /// The geometry of `conv` on an image of shape `img` and filters of shape `filters`, or a UserError naming the
 /// values when they do not make a convolution (ranks, channels, a stride of 0, padding not smaller than the
 /// filter, filters larger than the padded image).
