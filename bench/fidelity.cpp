@@ -94,7 +94,7 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-/// Rounds of the alternating timing (codegen::time_alternating) and each round's budget per kernel.
+/// Rounds of the alternating timing (codegen::time_rounds) and each round's budget per kernel.
 constexpr int kRounds = 9;
 constexpr double kRoundSeconds = 0.02;
 /// A Spec whose two timing passes rank its candidates at least this alike has timings a model can be judged by.
@@ -122,8 +122,8 @@ struct SpecMeasurements {
     index.emplace(text, kernels.size() - 1);
   }
   void time(const Spec& spec) {
-    first = codegen::time_alternating(kernels, spec, kRounds, kRoundSeconds);
-    second = codegen::time_alternating(kernels, spec, kRounds, kRoundSeconds);
+    first = codegen::time_rounds(kernels, spec, kRounds, kRoundSeconds).medians();
+    second = codegen::time_rounds(kernels, spec, kRounds, kRoundSeconds).medians();
   }
   /// The kernel of an Impl this has added, by its printed text.
   std::size_t kernel_of(const std::string& printed) const { return index.at(printed); }

@@ -117,6 +117,12 @@ Timing time_on(const LoadedKernel& kernel, const Spec& spec, double budget_secon
   return t;
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 }  // namespace
 
 Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_seconds) {
@@ -143,17 +149,13 @@ AlternatingRounds time_rounds(std::span<const LoadedKernel> kernels, const Spec&
   return result;
 }
 
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
-
 double AlternatingRounds::median(std::size_t i) const { return median_of(seconds.at(i)); }
+
+std::vector<double> AlternatingRounds::medians() const {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < seconds.size(); ++i) out.push_back(median(i));
+  return out;
+}
 
 double AlternatingRounds::median_ratio(std::size_t i, std::size_t j) const {
   const std::vector<double>& a = seconds.at(i);
@@ -162,14 +164,6 @@ double AlternatingRounds::median_ratio(std::size_t i, std::size_t j) const {
   std::vector<double> ratios;
   for (std::size_t r = 0; r < a.size(); ++r) ratios.push_back(a[r] / b[r]);
   return median_of(std::move(ratios));
-}
-
-std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
-                                     double budget_seconds) {
-  const AlternatingRounds r = time_rounds(kernels, spec, rounds, budget_seconds);
-  std::vector<double> medians;
-  for (std::size_t i = 0; i < kernels.size(); ++i) medians.push_back(r.median(i));
-  return medians;
 }
 
 LoadedKernel build_kernel(const ImplPtr& impl, const Target& target, const std::filesystem::path& dir,

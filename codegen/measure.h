@@ -32,25 +32,22 @@ struct Timing {
 /// millisecond, for about `budget_seconds` in all (at least 5 samples); the median sample per call.
 Timing time_kernel(const LoadedKernel& kernel, const Spec& spec, double budget_seconds = 0.5);
 
-/// Times `kernels`, all of `spec`, in `rounds` alternating rounds (0, 1, ..., 0, 1, ...), each round a time_kernel
-/// of about `budget_seconds` on operands placed once per round for all its kernels, whose fastest sample counts,
-/// and returns each kernel's median round in seconds per call. Timed one after another, the last of several kernels
-/// that `kriek run` times alike measured up to 1.6x faster than the first on a VM whose clock and load drift;
-/// alternating, a drift moves them all alike.
-std::vector<double> time_alternating(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
-                                     double budget_seconds);
-
 /// Each kernel's time per call in each round of an alternating timing (time_rounds).
 struct AlternatingRounds {
   std::vector<std::vector<double>> seconds;  ///< [kernel][round]
   /// Kernel i's median round.
   double median(std::size_t i) const;
+  /// Every kernel's median round, in the kernels' order.
+  std::vector<double> medians() const;
   /// The median over the rounds of kernel i's time over kernel j's in the same round: a paired ratio, which a
   /// drift of the machine from round to round (this VM's kernels move by 15% between rounds) leaves alone.
   double median_ratio(std::size_t i, std::size_t j) const;
 };
 
-/// time_alternating's rounds themselves.
+/// Times `kernels`, all of `spec`, in `rounds` alternating rounds (0, 1, ..., 0, 1, ...), each round a time_kernel
+/// of about `budget_seconds` on operands placed once per round for all its kernels, whose fastest sample counts.
+/// Timed one after another, the last of several kernels that `kriek run` times alike measured up to 1.6x faster
+/// than the first on a VM whose clock and load drift; alternating, a drift moves them all alike.
 AlternatingRounds time_rounds(std::span<const LoadedKernel> kernels, const Spec& spec, int rounds,
                               double budget_seconds);
 

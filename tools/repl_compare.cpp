@@ -1,6 +1,6 @@
 // The REPL's `compare`: the session's complete Impl and the DP's pick for the same Spec within the session's
 // limits, both compiled with the session's backend, verified against the reference and timed in alternating
-// rounds (codegen::time_alternating), so that a hand schedule is judged against the search on one footing: a VM's
+// rounds (codegen::time_rounds), so that a hand schedule is judged against the search on one footing: a VM's
 // clock and load drift move both alike, where two `run`s minutes apart differ by more than most schedule changes.
 #include <iomanip>
 #include <ostream>

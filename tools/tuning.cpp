@@ -38,7 +38,7 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
   const codegen::RemoveAtExit dir(codegen::make_temp_dir());  // whatever the outcome
   out << "tuning " << s.spec << ": " << candidates.size() << " candidates within " << s.limits << "\n"
       << "    #  predicted (1/16 cycles)  measured per call  GFLOP/s  root action\n";
-  // Every candidate built and verified first, then timed in alternating rounds (codegen::time_alternating: the
+  // Every candidate built and verified first, then timed in alternating rounds (codegen::time_rounds: the
   // fused matmul + bias + relu 256^3's last candidates, timed one after another, measured 1.6x faster than its
   // first).
   std::vector<codegen::LoadedKernel> kernels;
@@ -52,7 +52,7 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
     }
   }
   constexpr int kRounds = 5;
-  const std::vector<double> best = codegen::time_alternating(kernels, s.spec, kRounds, 0.05);
+  const std::vector<double> best = codegen::time_rounds(kernels, s.spec, kRounds, 0.05).medians();
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     out << std::setw(5) << i << std::setw(23) << candidates[i].cost << std::setw(16) << std::fixed
         << std::setprecision(2) << best[i] * 1e6 << " us" << std::setw(9) << std::setprecision(1)

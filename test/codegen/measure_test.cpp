@@ -12,6 +12,7 @@ TEST_CASE("alternating rounds: each kernel's median round, and the median of the
   const AlternatingRounds r{{{1.0, 1.0, 3.0}, {2.0, 2.0, 3.3}}};
   CHECK(r.median(0) == 1.0);
   CHECK(r.median(1) == 2.0);
+  CHECK(r.medians() == std::vector<double>{1.0, 2.0});
   CHECK(r.median_ratio(1, 0) == 2.0);
   CHECK(r.median_ratio(0, 1) == 0.5);
   CHECK(r.median_ratio(0, 0) == 1.0);
