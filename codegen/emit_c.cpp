@@ -2,6 +2,7 @@
 // text and wraps them in a file with the Impl as a comment, the workspace function and the entry point.
 #include "codegen/emit_c.h"
 
+#include <bit>
 #include <sstream>
 
 #include "codegen/c_kernels.h"
@@ -78,6 +79,36 @@ class CEmitter final : public Emitter {
   }
   void copy(const CView& from, const CView& to) override { emit_copy(w_, from, to); }
   void zero(const CView& to) override { emit_zero(w_, to); }
+
+  std::string prefetch_counter() override {
+    const std::string name = w_.fresh("pf");
+    w_.line("int64_t " + name + " = 0;");
+    return name;
+  }
+  void prefetch(const PrefetchPlan& p) override {
+    const std::string& c = p.counter;
+    const std::int64_t limit = (p.lines + p.per_step - 1) / p.per_step * p.spacing;
+    const std::string due = p.spacing > 1 ? "(" + c + " & " + std::to_string(p.spacing - 1) + ") == 0 && " : "";
+    w_.open("if (" + due + c + " < " + std::to_string(limit) + ")");
+    const int shift = std::countr_zero(static_cast<std::uint64_t>(p.spacing));
+    const std::string first = "(" + c + (shift > 0 ? " >> " + std::to_string(shift) : "") + ")" +
+                              (p.per_step > 1 ? " * " + std::to_string(p.per_step) : "");
+    for (std::int64_t q = 0; q < p.per_step; ++q) {
+      const std::string j = q == 0 ? first : "(" + first + " + " + std::to_string(q) + ")";
+      std::string line;
+      for (std::size_t d = 0; d < p.dims.size(); ++d) {
+        const PrefetchDim& dim = p.dims[d];
+        std::string index = dim.inner > 1 ? "(" + j + " / " + std::to_string(dim.inner) + ")" : j;
+        if (d > 0) index = "(" + index + " % " + std::to_string(dim.extent) + ")";
+        line += " + " + index + " * " + std::to_string(dim.stride);
+      }
+      const std::string fetch = "__builtin_prefetch((const void *)((uintptr_t)" + p.base + " + sizeof(float) * (" +
+                                p.offset.text() + line + ")), 0, 3);";
+      w_.line(q == 0 ? fetch : "if (" + j + " < " + std::to_string(p.lines) + ") " + fetch);
+    }
+    w_.close();
+    w_.line("++" + c + ";");
+  }
 
  private:
   const VectorIsa* isa_;

@@ -6,7 +6,10 @@
 // This file holds the emitter's scopes, buffers, kernels and element addresses, and builds the module; its loops
 // are in llvm_loops.cpp and its functions (the entry point's, outlined parallel bodies, the workspace function) in
 // llvm_functions.cpp, the class that they share in llvm_emitter_impl.h.
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Module.h>
+
+#include <bit>
 
 #include "codegen/llvm_emitter_impl.h"
 #include "codegen/vector_isa.h"
@@ -134,6 +137,54 @@ void IrEmitter::zero(const CView& to) {
   in_kernel_ = true;
   emit_ir_zero(*this, to);
   in_kernel_ = false;
+}
+
+std::string IrEmitter::prefetch_counter() {
+  const std::string name = fresh("pf");
+  llvm::Value* slot = entry_alloca(b_.getInt64Ty(), name);
+  b_.CreateStore(b_.getInt64(0), slot);
+  bind(name, slot);
+  return name;
+}
+
+/// The plan's step (PrefetchPlan): a branch around the due lines' llvm.prefetch calls (read, into L1), then the
+/// count up. Addresses may lie past the buffer (the tile after the last): no inbounds.
+void IrEmitter::prefetch(const PrefetchPlan& p) {
+  llvm::Type* i64 = b_.getInt64Ty();
+  llvm::Value* slot = lookup(p.counter);
+  llvm::Value* count = b_.CreateLoad(i64, slot);
+  const std::int64_t limit = (p.lines + p.per_step - 1) / p.per_step * p.spacing;
+  llvm::Value* due = b_.CreateICmpULT(count, b_.getInt64(limit));
+  if (p.spacing > 1) {
+    due = b_.CreateAnd(due, b_.CreateICmpEQ(b_.CreateAnd(count, b_.getInt64(p.spacing - 1)), b_.getInt64(0)));
+  }
+  llvm::Function* f = b_.GetInsertBlock()->getParent();
+  auto* fetch = llvm::BasicBlock::Create(ctx_, "prefetch", f);
+  auto* join = llvm::BasicBlock::Create(ctx_, "prefetched", f);
+  b_.CreateCondBr(due, fetch, join);
+  b_.SetInsertPoint(fetch);
+  llvm::Function* intrinsic = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {b_.getPtrTy()});
+  const auto shift = static_cast<std::uint64_t>(std::countr_zero(static_cast<std::uint64_t>(p.spacing)));
+  llvm::Value* first = b_.CreateMul(b_.CreateLShr(count, shift), b_.getInt64(p.per_step));
+  llvm::Value* offset = value(p.offset);
+  for (std::int64_t q = 0; q < p.per_step; ++q) {
+    // Beyond the last line (the last step's extra ones), the last line again.
+    llvm::Value* j = q == 0 ? first
+                            : b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, b_.CreateAdd(first, b_.getInt64(q)),
+                                                       b_.getInt64(p.lines - 1));
+    llvm::Value* at = offset;
+    for (std::size_t d = 0; d < p.dims.size(); ++d) {
+      const PrefetchDim& dim = p.dims[d];
+      llvm::Value* index = dim.inner > 1 ? b_.CreateUDiv(j, b_.getInt64(dim.inner)) : j;
+      if (d > 0) index = b_.CreateURem(index, b_.getInt64(dim.extent));
+      at = b_.CreateAdd(at, b_.CreateMul(index, b_.getInt64(dim.stride)));
+    }
+    llvm::Value* address = b_.CreateGEP(b_.getFloatTy(), lookup(p.base), {at});
+    b_.CreateCall(intrinsic, {address, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+  }
+  b_.CreateBr(join);
+  b_.SetInsertPoint(join);
+  b_.CreateStore(b_.CreateAdd(count, b_.getInt64(1)), slot);
 }
 
 llvm::Value* IrEmitter::element(const CView& v, const Coord& index) {

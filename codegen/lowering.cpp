@@ -60,7 +60,12 @@ class Walk {
                             node(body, inner);
                           },
                           [&](const PadOp& p) { pad(n, p, ops); },
-                          [&](const KernelCall& k) { e_.kernel(k.kernel, n.spec, ops); },
+                          [&](const KernelCall& k) {
+                            if (carries_prefetches(k.kernel)) {
+                              for (const PrefetchPlan& p : prefetches_) e_.prefetch(p);
+                            }
+                            e_.kernel(k.kernel, n.spec, ops);
+                          },
                           [&](const Hole&) { KRIEK_ASSERT(false, "lowering of a hole"); }},
                n.kind);
   }
@@ -125,6 +130,10 @@ class Walk {
   };
 
   void loop(const ImplNode& n, const Loop& l, const std::vector<CView>& ops) {
+    // A parallel loop's iterations run on other threads, which do not share a prefetch's counter: the alias
+    // around it prefetches nothing inside.
+    std::vector<PrefetchPlan> outside;
+    if (l.parallel) std::swap(outside, prefetches_);
     LoopState s{&n, &l, &ops, unrolled_axes(n.spec, l), std::nullopt, std::nullopt, 0, 0, 0, {}, 0};
     scoped([&] {
       if (l.window) {
@@ -154,6 +163,7 @@ class Walk {
         nest(s, 0);
       }
     });
+    if (l.parallel) std::swap(outside, prefetches_);
   }
 
   void nest(LoopState& s, std::size_t a) {
@@ -177,6 +187,7 @@ class Walk {
       return;
     }
     s.trip[a] = e_.open_loop(full);
+    vars_.push_back(s.trip[a]);
     const bool innermost_parallel = s.collapse == 1;
     if (s.collapse > 0) --s.collapse;
     if (innermost_parallel && allocates(*s.n->children[s.body])) {
@@ -188,6 +199,7 @@ class Walk {
     } else {
       nest(s, a + 1);
     }
+    vars_.pop_back();
     e_.close_loop();
   }
 
@@ -208,7 +220,9 @@ class Walk {
     } else {
       s.trip[a] = e_.open_loop(middle) + Affine(leading);
       s.first_trip = leading;
+      vars_.push_back(s.trip[a]);
       nest(s, a + 1);
+      vars_.pop_back();
       e_.close_loop();
     }
     constant_trips(full - trailing, full);
@@ -246,6 +260,16 @@ class Walk {
   // --- Moves, pipelines and padding.
 
   void move(const ImplNode& n, const MoveOp& m, const std::vector<CView>& ops) {
+    if (m.alias && m.prefetch) {
+      if (auto plan = prefetch_plan(ops[m.operand], vars_, prefetch_carriers(*n.children[0]))) {
+        return scoped([&] {
+          plan->counter = e_.prefetch_counter();
+          prefetches_.push_back(*plan);
+          node(*n.children[0], ops);
+          prefetches_.pop_back();
+        });
+      }
+    }
     if (m.alias) return node(*n.children[0], ops);
     scoped([&] {
       const CView dest = allocate(m.dest);
@@ -292,6 +316,8 @@ class Walk {
   std::int64_t ws_peak_ = 0;
   bool root_ws_used_ = false;
   bool parallel_ = false;
+  std::vector<Affine> vars_;                 ///< the emitted loops' variables open here, outermost first
+  std::vector<PrefetchPlan> prefetches_;     ///< the prefetching aliases around here (their kernels' steps)
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/c_view.h"
+#include "codegen/prefetch.h"
 #include "impl/kernel.h"
 #include "impl/node.h"
 #include "spec/target.h"
@@ -80,6 +81,11 @@ class Emitter {
   virtual void copy(const CView& from, const CView& to) = 0;
   /// Sets every element of `to` to zero.
   virtual void zero(const CView& to) = 0;
+
+  /// Declares a step counter of a prefetching alias, 0, in the current scope; returns its name.
+  virtual std::string prefetch_counter() = 0;
+  /// One step of `plan` (before an FMA kernel call): fetches its lines due on this count, then counts up.
+  virtual void prefetch(const PrefetchPlan& plan) = 0;
 };
 
 /// What the entry point must provide, known once the walk is done.

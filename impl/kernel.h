@@ -83,6 +83,31 @@ constexpr bool uses_vector_registers(KernelKind k) {
   return true;
 }
 
+/// True for the kernels that carry a prefetching alias's prefetches (MoveOp::prefetch): the FMA kernels, whose
+/// calls are spread evenly over a matmul's or conv's body and whose FMAs the prefetches hide behind.
+constexpr bool carries_prefetches(KernelKind k) {
+  switch (k) {
+    case KernelKind::bcast_fma:
+    case KernelKind::dot_fma: return true;
+    case KernelKind::scalar_mult_add:
+    case KernelKind::scalar_copy:
+    case KernelKind::scalar_zero:
+    case KernelKind::scalar_unary:
+    case KernelKind::scalar_binary:
+    case KernelKind::scalar_reduce_add:
+    case KernelKind::direct_conv:
+    case KernelKind::vec_load:
+    case KernelKind::vec_store:
+    case KernelKind::vec_zero:
+    case KernelKind::vec_unary:
+    case KernelKind::vec_binary:
+    case KernelKind::vec_sum_run:
+    case KernelKind::vec_sum_rows:
+    case KernelKind::vec_sum_runs: return false;
+  }
+  return false;
+}
+
 /// The kernel's name as printed and as the REPL's `select` takes it, e.g. "bcast_fma" (empty for a byte that is
 /// no KernelKind).
 constexpr std::string_view kernel_name(KernelKind k) {
