@@ -29,9 +29,8 @@ enum class ActionTag : std::uint16_t {
   flatten = 10,
 };
 /// 2: split has a reduction axis (conv filter taps), to_matmul and pad_image exist. 3: pad_image zeroes only the
-/// border of its buffer (a Zero child per strip instead of one of the whole buffer). 4: a move may prefetch
-/// (MoveTo::prefetch).
-constexpr std::uint8_t kActionVersion = 4;
+/// border of its buffer (a Zero child per strip instead of one of the whole buffer).
+constexpr std::uint8_t kActionVersion = 3;
 static_assert(std::variant_size_v<Action> == 10,
               "a new Action alternative needs a tag in cache/action_codec.cpp (and the format version bumped)");
 
@@ -46,8 +45,7 @@ void save_action(ByteWriter& ar, const Action& action) {
                         [&](const Split& a) { tag(ar, ActionTag::split), ar(a.k, a.axis); },
                         [&](const Slide& a) { tag(ar, ActionTag::slide), ar(a.dim, a.size, a.level, a.layout); },
                         [&](const MoveTo& a) {
-                          tag(ar, ActionTag::move_to),
-                              ar(a.operand, a.level, a.layout, a.vector_size, a.copy, a.prefetch);
+                          tag(ar, ActionTag::move_to), ar(a.operand, a.level, a.layout, a.vector_size, a.copy);
                         },
                         [&](const ToAccum&) { tag(ar, ActionTag::to_accum); },
                         [&](const Bufferize& a) { tag(ar, ActionTag::bufferize), ar(a.cut, a.level, a.layout); },
@@ -84,7 +82,7 @@ Action load_action(cereal::BinaryInputArchive& ar) {
     }
     case ActionTag::move_to: {
       MoveTo a;
-      ar(a.operand, a.level, a.layout, a.vector_size, a.copy, a.prefetch);
+      ar(a.operand, a.level, a.layout, a.vector_size, a.copy);
       return a;
     }
     case ActionTag::to_accum: return ToAccum{};

@@ -1,4 +1,4 @@
-// Plans of prefetching aliases (see prefetch.h): the next tile's lines as nested progressions, and their spacing
+// Plans of streamed tiles' prefetches (see prefetch.h): the next tile's lines as nested progressions, and their spacing
 // over the body's FMA kernel calls.
 #include "codegen/prefetch.h"
 

@@ -1,6 +1,7 @@
-// Prefetching aliases (impl/node.h's MoveOp::prefetch) as the lowering plans them: which lines the next tile
-// holds, as a few nested progressions of element offsets, and how often the body's FMA kernels fetch one, so that
-// the lines spread evenly over one run of the body. Both emitters spell a plan's steps (Emitter::prefetch).
+// Prefetches of streamed tiles as the lowering plans them (lowering.cpp's `streamed` says which moves stream their
+// input from main memory): which lines the next iteration's tile holds, as a few nested progressions of element
+// offsets, and how often the body's FMA kernels fetch one, so that the lines spread evenly over one run of the
+// body. Both emitters spell a plan's steps (Emitter::prefetch).
 #pragma once
 
 #include <cstdint>
@@ -35,7 +36,7 @@ struct PrefetchPlan {
   std::string counter;  ///< the emitter's name for the step counter (Emitter::prefetch_counter)
 };
 
-/// The plan of a prefetching alias of `view` whose body calls FMA kernels `calls` times per run: the next tile is
+/// The plan of a streamed tile `view` whose body calls FMA kernels `calls` times per run: the next tile is
 /// the view one iteration on along the innermost of `vars` (the loop variables open around the alias, outermost
 /// first) that moves it. nullopt when none moves it, when its lines form no few nested progressions (a blocked
 /// layout's panels cut off-block), or when nothing in the body would carry them (no FMA kernel).

@@ -349,20 +349,9 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   return nc;
 }
 
-/// What the lines of a prefetching alias cost (MoveOp::prefetch): each line's prefetch, and of bringing them in
-/// (`transfer`) the part the body's FMAs do not cover, plus CostModel::prefetch_exposed_percent of it.
-Cost prefetch_cost(Cost lines, Cost transfer, const Spec& body, const Target& target, const CostModel& m) {
-  const std::int64_t lanes = vector_width(target, body.output().dtype);
-  const auto fmas = static_cast<Cost>(flop_count(body, lanes) / static_cast<double>(2 * lanes));
-  const Cost compute = fmas * m.vector_fma;
-  return lines * m.prefetch_line + transfer * m.prefetch_exposed_percent / 100 +
-         (transfer > compute ? transfer - compute : 0);
-}
-
-NodeCost move_cost(const Spec& spec, std::span<const Spec> children, const MoveOp& move, const Target& target,
-                   const CostModel& m) {
+NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, const CostModel& m) {
   NodeCost nc;
-  nc.weights.assign(children.size(), 1);
+  nc.weights.assign(children, 1);
   const TensorSpec& src = spec.operands[move.operand];
   const bool output = static_cast<std::size_t>(move.operand) + 1 == spec.operands.size();
   if (move.alias) {
@@ -375,7 +364,6 @@ NodeCost move_cost(const Spec& spec, std::span<const Spec> children, const MoveO
     // tile, priced 2.1% cheaper.
     if (output) per_line += per_line * m.output_return_percent / 100;
     nc.base = lines * per_line;
-    if (move.prefetch && !children.empty()) nc.base = prefetch_cost(lines, nc.base, children.front(), target, m);
     nc.own[move.dest.level] = lines_touched(src) * kLine;
   } else {
     // One scalar in RF is a local the compiler keeps in a register: nothing to set up.
@@ -409,8 +397,7 @@ std::uint64_t CostModel::fingerprint() const {
   for (Cost c : element_access) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), cross_core_line, vector_fma,
                  fma_latency, vector_load, vector_store, vector_op, scalar_op, buffer_setup, output_return_percent,
-                 stream_overlap_eighths, code_cache_bytes, streamed_rows_hide_iteration, prefetch_line,
-                 prefetch_exposed_percent}) {
+                 stream_overlap_eighths, code_cache_bytes, streamed_rows_hide_iteration}) {
     h.add(static_cast<std::uint64_t>(c));
   }
   return h.value();
@@ -444,7 +431,7 @@ NodeCost with_buffer(std::size_t children, const TensorSpec& buffer, const CostM
 NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,
                    const CostModel& m) {
   return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(spec, children, loop, target, m); },
-                               [&](const MoveOp& move) { return move_cost(spec, children, move, target, m); },
+                               [&](const MoveOp& move) { return move_cost(spec, children.size(), move, m); },
                                [&](const Block&) { return in_sequence(children.size()); },
                                [&](const Pipeline& p) { return with_buffer(children.size(), p.buffer, m); },
                                // Views only: the matmul's cost.

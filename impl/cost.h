@@ -32,9 +32,8 @@ struct CostModel {
   /// iterations; 29: only where the loop streams its rhs as one sequential run (streamed_rows_hide_iteration); 30:
   /// only the rhs of a matmul's or conv's body (29 also took an elementwise op's second input for one). 31: a slide
   /// window's new part per step along the dimension it moves (30 took dimension 0, a batch of 1 for a rank-4
-  /// image, and so priced every step as loading the whole window). 32: prefetching aliases (prefetch_line,
-  /// prefetch_exposed_percent).
-  std::uint32_t version = 32;
+  /// image, and so priced every step as loading the whole window).
+  std::uint32_t version = 31;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -101,16 +100,6 @@ struct CostModel {
   /// from L2, conv res5_3x3's 7x32 tiles over panels took 1.165x the time; for any contiguous row, 1024^3 split K
   /// and read B's 4 KiB-strided rows from L2, 1.179x the time.
   Cost streamed_rows_hide_iteration = 1;
-  /// A prefetching alias (MoveOp::prefetch) pays for each of its lines the prefetch instruction and the counter
-  /// that spreads them over the body's kernels (a load slot and a few integer ops), and of the lines' transfer
-  /// only the part the body's FMAs do not cover plus `prefetch_exposed_percent` percent of it: the first tile,
-  /// which no earlier iteration fetched, and the prefetches' use of the fill buffers the FMAs' loads also need.
-  /// conv 1x7x7x512 3x3x512x512 (blocks of 128x64 filters read from L3 for 7 rows of 7 pixels; emitted C, one
-  /// core, alternating): each block's next prefetched over the 4-row tiles' k-steps, 0.905x the time of the same
-  /// kernel without (157-161 against 143-145 GFLOP/s), where its filters resident in L2 took 0.872x; the same
-  /// prefetches issued in bursts of 74 per row, 1.045x.
-  Cost prefetch_line = 16;
-  Cost prefetch_exposed_percent = 25;
 
   /// The constants for `target`: the defaults describe the AVX-512 and AVX2 hosts this project runs on; a target
   /// with a profile (`kriek calibrate`) gets the constants its measurements give (apply_profile).

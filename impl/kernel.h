@@ -83,8 +83,8 @@ constexpr bool uses_vector_registers(KernelKind k) {
   return true;
 }
 
-/// True for the kernels that carry a prefetching alias's prefetches (MoveOp::prefetch): the FMA kernels, whose
-/// calls are spread evenly over a matmul's or conv's body and whose FMAs the prefetches hide behind.
+/// True for the kernels that carry the prefetches of a tile streamed from main memory (codegen/prefetch.h): the FMA
+/// kernels, whose calls are spread evenly over a matmul's or conv's body and whose FMAs the prefetches hide behind.
 constexpr bool carries_prefetches(KernelKind k) {
   switch (k) {
     case KernelKind::bcast_fma:

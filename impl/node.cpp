@@ -391,7 +391,6 @@ ImplPtr make_loop(Spec spec, Loop loop, std::vector<ImplPtr> bodies) {
 
 ImplPtr make_move(Spec spec, MoveOp move, std::vector<ImplPtr> children) {
   KRIEK_ASSERT(!(move.alias && (move.load || move.store)), "an aliasing move has no prologue or epilogue");
-  KRIEK_ASSERT(move.alias || !move.prefetch, "only an alias prefetches");
   auto expected = move_child_specs(spec, move);
   KRIEK_ASSERT(children.size() == expected.size(), "move needs ", expected.size(), " children, got ",
                children.size());

@@ -90,11 +90,6 @@ struct MoveOp {
   bool alias = false;
   bool load = false;
   bool store = false;
-  /// An alias whose body also fetches the next tile: while the innermost loop around the move that moves the
-  /// operand runs one iteration, the contracting kernels of the body (bcast_fma, dot_fma) each prefetch a line of
-  /// the tile its next iteration reads, spread evenly over them, so that the tile streams in from main memory
-  /// while the FMAs run instead of stalling the first pass over it. Printed `move[L1 alias prefetch]`.
-  bool prefetch = false;
 };
 
 /// Statements in order over subsets of the operands, e.g. zero the output then accumulate into it. Child i

@@ -167,7 +167,7 @@ class Printer {
     if (m.dest.vector_size != 0 && m.dest.vector_size != source.vector_size) {
       what += " v" + std::to_string(m.dest.vector_size);
     }
-    if (m.alias) what += m.prefetch ? " alias prefetch" : " alias";
+    if (m.alias) what += " alias";
     const bool output = m.operand + 1u == n.spec.operands.size();
     emit(indent, std::string(output ? "move*[" : "move[") + what + "] " + to + " <- " + from, n);
     std::size_t next = 1;

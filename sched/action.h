@@ -72,18 +72,15 @@ struct Slide {
 /// Moves operand `operand` (inputs first, the output last) to `level` in `layout`, with `vector_size` elements
 /// per register when `level` is VRF. Into a cache, a layout that places the elements as the operand's own does is
 /// an alias unless `copy`: then a strided operand is packed into a contiguous buffer of its own placement (a
-/// K x 64 tile of a wide row-major matrix as one 64-column panel, each row one run). An alias may `prefetch`: while
-/// the enclosing loop runs one iteration's body, the body's kernels also fetch the lines of the next iteration's tile
-/// into the cache (MoveOp::prefetch).
+/// K x 64 tile of a wide row-major matrix as one 64-column panel, each row one run).
 struct MoveTo {
   std::uint8_t operand = 0;
   Level level = Level::GL;
   Layout layout;
   std::uint32_t vector_size = 0;
   bool copy = false;
-  bool prefetch = false;
   friend bool operator==(const MoveTo&, const MoveTo&) = default;
-  template <class Archive> void serialize(Archive& ar) { ar(operand, level, layout, vector_size, copy, prefetch); }
+  template <class Archive> void serialize(Archive& ar) { ar(operand, level, layout, vector_size, copy); }
 };
 
 /// Zero the output, then accumulate into it.

@@ -45,7 +45,7 @@ std::string text(const Action& action, const Spec* spec) {
                         [&](const MoveTo& a) {
                           // A copy keeps the operand's own layout, which the REPL's `copy` implies.
                           out << "move " << operand_word(a.operand, spec) << ' ' << level_name(a.level) << ' '
-                              << (a.copy ? "copy" : a.prefetch ? "prefetch" : layout_text(a.layout));
+                              << (a.copy ? "copy" : layout_text(a.layout));
                           if (a.vector_size != 0) out << " v" << a.vector_size;
                         },
                         [&](const ToAccum&) { out << "to_accum"; },

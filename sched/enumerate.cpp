@@ -385,9 +385,6 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
         if (no_alias && layout.same_placement(t.layout, t.shape)) continue;
         MoveTo m{op, l, layout, 0};
         if (!move_to_fails(m, spec, target)) out.emplace_back(m);
-        // The same alias fetching each next tile while the body computes (MoveTo::prefetch; only from GL into L1).
-        m.prefetch = true;
-        if (!move_to_fails(m, spec, target)) out.emplace_back(m);
       }
       // The lhs's packing copy (above). Not offered for the other inputs: a matmul's rhs tile of 768x64 copied
       // so (one 256-byte run per k-row, oneDNN's BA16a64b) measured 1.015-1.02x the GFLOP/s of four 16-column

@@ -43,8 +43,7 @@
 //      slowest first: L2 (only inputs larger than half of L1; an output computed in L2 only adds its
 //      write-back), L1 in the operand's own layout (an alias; not
 //      for a strided operand of more rows than the cache has ways, since with a power-of-two stride, which
-//      the Spec cannot rule out, all its rows fall into the same sets and evict each other: it is packed;
-//      a matmul's or conv's input in GL also as a prefetching alias, MoveTo::prefetch),
+//      the Spec cannot rule out, all its rows fall into the same sets and evict each other: it is packed),
 //      and for inputs also row-major and, for rank >= 2, in panels of one cache line on the innermost
 //      dimension (a layout that places elements like an earlier one is skipped; outputs are never packed);
 //      VRF row-major with the target's vector size, then in register panels (blk<last>:<vector size>) when the
@@ -117,9 +116,8 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// whole panels whose rows are several lines (blk1:64 of f32) counts one run per panel, as one-line panel rows do.
 /// 25: slide on padded and strided convs (a window of the padded image's rows: no padded copy of the whole image).
 /// 26: a slide's body is serial (impl/node.cpp's loop_body_spec). 27: tile_out of a padded conv's batch and output
-/// channels (tile_out's precondition 7). 28: an alias into L1 of a matmul's or conv's input in GL may prefetch
-/// (MoveTo::prefetch).
-inline constexpr int kEnumerateVersion = 28;
+/// channels (tile_out's precondition 7).
+inline constexpr int kEnumerateVersion = 27;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

@@ -174,16 +174,6 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
                           t.contiguous ? "contiguous" : "strided", " in ", level_name(t.level), ", ",
                           layout_text(t.layout), ", moved to ", level_name(a.level), " ", layout_text(a.layout));
   }
-  if (a.prefetch) {
-    const bool input = std::size_t{a.operand} + 1 < spec.operands.size();
-    if (!is_alias(a, t, target) || !input || t.level != Level::GL || a.level != Level::L1 ||
-        (!std::holds_alternative<Matmul>(spec.op) && !std::holds_alternative<Conv>(spec.op))) {
-      return not_applicable("move_to", 13, "prefetch takes an alias into L1 of a matmul's or conv's input in GL; "
-                            "operand ", int(a.operand), " is ", input ? "an input" : "the output", " in ",
-                            level_name(t.level), ", moved to ", level_name(a.level), " ",
-                            a.copy ? "as a copy" : layout_text(a.layout), " in ", op_word(spec.op));
-    }
-  }
   if (is_move) {
     const Level other = spec.operands[1 - a.operand].level;
     if (!target.has_level(other) || !target.faster(a.level, other)) {
@@ -204,7 +194,6 @@ MoveOp move_op(const MoveTo& a, const Spec& spec, const Target& target) {
   m.dest.level = a.level;
   if (is_alias(a, t, target)) {
     m.alias = true;
-    m.prefetch = a.prefetch;
     return m;
   }
   m.dest.layout = a.layout;

@@ -34,9 +34,7 @@ namespace kriek {
 ///   (11) in a Move Spec, the level is faster than both operands' (the prologue or epilogue the move makes is
 ///       itself a Move Spec, which must be smaller than this one);
 ///   (12) `copy` only where the move would otherwise be an alias (a cache level, the operand's own placement)
-///       and the operand is strided: the copy packs its rows into one contiguous buffer;
-///   (13) `prefetch` only on an alias into L1 of an input in GL of a Matmul or Conv (whose kernels issue the
-///       prefetches: impl/node.h's MoveOp::prefetch).
+///       and the operand is strided: the copy packs its rows into one contiguous buffer.
 /// A move to a cache level (L2, L1) that keeps the placement of elements is an alias unless `copy`: dest is the
 /// operand at the new level, nothing else changes, no prologue or epilogue. Otherwise dest is a fresh aligned,
 /// contiguous buffer with a load prologue for inputs and accumulating outputs and a store epilogue for the output.

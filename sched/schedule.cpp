@@ -130,11 +130,6 @@ Schedule Schedule::copy_input(std::size_t input, Level level) const {
   return apply(MoveTo{static_cast<std::uint8_t>(input), level, spec.operands[input].layout, 0, true});
 }
 
-Schedule Schedule::prefetch_input(std::size_t input, Level level) const {
-  const Spec& spec = focused_input("prefetch_input", input);
-  return apply(MoveTo{static_cast<std::uint8_t>(input), level, spec.operands[input].layout, 0, false, true});
-}
-
 Schedule Schedule::to_accum() const { return apply(ToAccum{}); }
 
 Schedule Schedule::bufferize(std::uint8_t cut, Level level, Layout layout) const {

@@ -54,8 +54,6 @@ class Schedule {
   /// Packs strided input `input` into a contiguous buffer at cache `level` in its own placement (MoveTo::copy),
   /// where move_input would alias it.
   Schedule copy_input(std::size_t input, Level level) const;
-  /// Aliases input `input` at cache `level` and prefetches each next tile while the body runs (MoveTo::prefetch).
-  Schedule prefetch_input(std::size_t input, Level level) const;
   Schedule to_accum() const;
   Schedule bufferize(std::uint8_t cut, Level level, Layout layout = Layout::row_major()) const;
   Schedule select(KernelKind kernel) const;

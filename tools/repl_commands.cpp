@@ -77,7 +77,6 @@ std::vector<std::string> complete_move(const ReplSession& s, std::size_t i) {
   if (i == 2) {
     std::vector<std::string> words = layout_words();
     words.push_back("copy");
-    words.push_back("prefetch");
     return words;
   }
   std::vector<std::string> out;
@@ -158,10 +157,6 @@ void run_move(ReplSession& s, const Words& words, const std::string& line, std::
   if (words.size() > 3 && words.back() == "copy") {
     if (who == "out") user_error("move out ... copy: only an input is packed in its own placement");
     return s.push(s.current().copy_input(operand, level), line, out);
-  }
-  if (words.size() > 3 && words.back() == "prefetch") {
-    if (who == "out") user_error("move out ... prefetch: only an input is prefetched");
-    return s.push(s.current().prefetch_input(operand, level), line, out);
   }
   const Layout layout = layout_arg(words, 3);
   s.push(who == "out" ? s.current().move_output(level, layout) : s.current().move_input(operand, level, layout), line,
@@ -332,9 +327,8 @@ const std::vector<ReplCommand>& repl_commands() {
        1, 2, nullptr, run_split},
       {"slide", "DIM SIZE [LEVEL] [LAYOUT]", "sliding window over a conv image dimension", 2, 4, complete_slide,
        run_slide},
-      {"move", "in0|in1|...|out LEVEL [LAYOUT | copy | prefetch]",
-       "move an operand to a faster level (or pack it); prefetch aliases an input in L1 and fetches its next "
-       "tile while the body runs; copy packs a strided input into a cache in its own "
+      {"move", "in0|in1|...|out LEVEL [LAYOUT | copy]",
+       "move an operand to a faster level (or pack it); copy packs a strided input into a cache in its own "
        "placement, where the move would alias it",
        2, 3, complete_move, run_move},
       {"to_accum", "", "zero the output, then accumulate", 0, 0, nullptr, run_to_accum},

@@ -52,11 +52,11 @@ TEST_CASE("an action's encoding starts with its own tag, not its position in the
   REQUIRE(bytes.size() >= 3);
   CHECK(bytes[0] == 7);  // Select's tag, little-endian u16
   CHECK(bytes[1] == 0);
-  CHECK(bytes[2] == 4);  // version
+  CHECK(bytes[2] == 3);  // version
 }
 
 TEST_CASE("an unknown action tag or version is a UserError", "[cache]") {
-  for (auto [tag, version, message] : {std::tuple{std::uint16_t{99}, std::uint8_t{4}, "unknown tag 99"},
+  for (auto [tag, version, message] : {std::tuple{std::uint16_t{99}, std::uint8_t{3}, "unknown tag 99"},
                                        std::tuple{std::uint16_t{1}, std::uint8_t{9}, "version 9"}}) {
     std::ostringstream out(std::ios::binary);
     {

@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.h"
-#include "sched/move_to.h"
 #include "sched/schedule.h"
 
 using namespace kriek;
@@ -222,34 +221,6 @@ TEST_CASE("move_to (12): copy only where the move would alias a strided operand"
   copy.level = Level::VRF;
   copy.vector_size = 16;
   CHECK_THAT(reason(copy, s), Contains("move_to ("));
-}
-
-TEST_CASE("move_to (13): prefetch only on an alias into L1 of a matmul's or conv's input in GL", "[sched][move_to]") {
-  const Spec s = matmul({8, 8}, {8, 8});
-  const MoveTo prefetch{1, Level::L1, Layout::row_major(), 0, false, true};
-  CHECK_FALSE(move_to_fails(prefetch, s, avx512()));
-  CHECK_FALSE(move_to_fails(prefetch, conv({1, 3, 10, 8}, {3, 3, 8, 32}), avx512()));
-  CHECK_THAT(reason(MoveTo{2, Level::L1, Layout::row_major(), 0, false, true}, s),
-             Contains("move_to (13): prefetch takes an alias into L1 of a matmul's or conv's input in GL; operand 2 "
-                      "is the output in GL, moved to L1 row in matmul"));
-  CHECK_THAT(reason(MoveTo{1, Level::L2, Layout::row_major(), 0, false, true}, s), Contains("move_to (13)"));
-  CHECK_THAT(reason(MoveTo{1, Level::L1, Layout::blocked(1, 16), 0, false, true}, s),  // a packing copy
-             Contains("move_to (13)"));
-  Spec in_l2 = s;
-  in_l2.operands[1].level = Level::L2;
-  CHECK_THAT(reason(prefetch, in_l2), Contains("move_to (13): prefetch takes an alias into L1 of a matmul's or conv's "
-                                               "input in GL; operand 1 is an input in L2"));
-  CHECK_THAT(reason(MoveTo{0, Level::L1, Layout::row_major(), 0, false, true}, relu({4, 4})),
-             Contains("move_to (13)"));
-}
-
-TEST_CASE("move_to: a prefetching alias is an alias that prefetches", "[sched][move_to]") {
-  const Spec s = matmul({8, 8}, {8, 8});
-  const ImplPtr n = applied(MoveTo{1, Level::L1, Layout::row_major(), 0, false, true}, s);
-  const MoveOp& m = move_of(n);
-  CHECK((m.alias && m.prefetch && !m.load && !m.store));
-  CHECK(m.dest.level == Level::L1);
-  CHECK_FALSE(move_of(applied(MoveTo{1, Level::L1, Layout::row_major(), 0}, s)).prefetch);
 }
 
 TEST_CASE("move_to: copy packs a strided operand contiguously in its own placement", "[sched][move_to]") {
