@@ -103,7 +103,7 @@ class CEmitter final : public Emitter {
         line += " + " + index + " * " + std::to_string(dim.stride);
       }
       const std::string fetch = "__builtin_prefetch((const void *)((uintptr_t)" + p.base + " + sizeof(float) * (" +
-                                p.offset.text() + line + ")), 0, 3);";
+                                p.offset.text() + line + ")), 0, " + (p.into_l1 ? "3" : "2") + ");";
       w_.line(q == 0 ? fetch : "if (" + j + " < " + std::to_string(p.lines) + ") " + fetch);
     }
     w_.close();

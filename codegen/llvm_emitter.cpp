@@ -180,7 +180,7 @@ void IrEmitter::prefetch(const PrefetchPlan& p) {
       at = b_.CreateAdd(at, b_.CreateMul(index, b_.getInt64(dim.stride)));
     }
     llvm::Value* address = b_.CreateGEP(b_.getFloatTy(), lookup(p.base), {at});
-    b_.CreateCall(intrinsic, {address, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    b_.CreateCall(intrinsic, {address, b_.getInt32(0), b_.getInt32(p.into_l1 ? 3 : 2), b_.getInt32(1)});
   }
   b_.CreateBr(join);
   b_.SetInsertPoint(join);

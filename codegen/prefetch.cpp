@@ -13,8 +13,8 @@ namespace {
 
 /// Elements of a 64-byte line (f32, the only dtype the generators take).
 constexpr std::int64_t kLineElements = 16;
-/// Tiles of more elements than this are not planned (an L1 tile holds at most 12K floats).
-constexpr std::int64_t kMaxElements = std::int64_t{1} << 16;
+/// Tiles of more elements than this are not planned (1 MiB of floats: an L2 tile of half a 2 MiB L2).
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 18;
 /// At most this many levels of progressions (rank + 1 for a tile of panels).
 constexpr std::size_t kMaxDims = 5;
 

@@ -1,6 +1,7 @@
 // Prefetches of tiles streamed from main memory: the lowering's plan of the next tile's lines (nested progressions,
-// the loop that moves the tile, the spacing over the body's FMA kernels), which moves get them (aliases into L1 of
-// inputs in GL larger than L2, in a loop that moves them, not across a parallel loop), and random schedules with
+// the loop that moves the tile, the spacing over the body's FMA kernels), which moves get them (aliases into L1 or
+// L2 of a matmul's rhs or a conv's filters in GL larger than L2, in a loop that moves them, not across a parallel
+// loop), and random schedules with
 // them through both backends, against the reference.
 #include <catch2/catch.hpp>
 
@@ -64,7 +65,7 @@ bool prefetches(const ImplPtr& impl, const Target& target) {
 
 }  // namespace
 
-TEST_CASE("which aliases stream their tiles: inputs in GL larger than L2, in a loop that moves them",
+TEST_CASE("which aliases stream their tiles: a rhs in GL larger than L2, in a loop that moves it",
           "[codegen][prefetch]") {
   const Target target = named_target("avx512");  // L2 1 MiB
   Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
@@ -79,6 +80,14 @@ TEST_CASE("which aliases stream their tiles: inputs in GL larger than L2, in a l
   CHECK(prefetches(blocks(big, false), target));  // an alias into L1: the next block into L1
   CHECK_FALSE(prefetches(blocks(big, true), target));  // a copy: none
   CHECK_FALSE(prefetches(blocks(small, false), target));  // B fits L2: it stays there between calls
+  // Into L2 for a tile aliased there (locality 2: prefetcht1), into L1 otherwise (3).
+  const ImplPtr in_l2 = schedule(big, target).tile_out({8, 64}).split(256).move_input(1, Level::L2).complete(dp).impl();
+  CHECK_THAT(emit_c(in_l2, target).code, Contains("), 0, 2);"));
+  CHECK_THAT(emit_c(blocks(big, false), target).code, Contains("), 0, 3);"));
+  // The lhs, broadcast an element at a time, is not prefetched however large.
+  const Spec tall = parse_spec("matmul 640x512x8 f32 serial", target);  // A: 1.25 MiB
+  const ImplPtr lhs = schedule(tall, target).tile_out({64, 8}).split(128).move_input(0, Level::L1).complete(dp).impl();
+  CHECK_FALSE(prefetches(lhs, target));
   // No loop moves the aliased operand: nothing to fetch ahead.
   const ImplPtr whole = schedule(big, target).move_input(1, Level::L1).complete(dp).impl();
   CHECK_FALSE(prefetches(whole, target));
@@ -91,8 +100,8 @@ TEST_CASE("streamed tiles' prefetches through both backends: random matmuls and 
           "[codegen][prefetch]") {
   // Operands larger than L2 (1 MiB on the avx512 target), cut by a loop that moves them (K blocks of a matmul's rhs
   // after a column tile, channel blocks or tap rows of a conv's filters after an output-channel tile), the tile
-  // aliased in L1 (or, not streamed, copied into panels); the DP completes the body (bcast_fma or dot_fma carry the steps). Some
-  // schedules have a parallel loop outside (each thread counts its own steps), some inside (no steps there).
+  // aliased in L1 (or, not streamed, copied into panels); the DP completes the body (bcast_fma or dot_fma carry the
+  // steps). Some schedules have a parallel loop outside (each thread counts its own steps), some inside (none there).
   const std::uint64_t seed = kriek::testing::test_seed(20261128);
   INFO("seed " << seed << " (set KRIEK_SEED to replay)");
   std::mt19937_64 rng(seed);
