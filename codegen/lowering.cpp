@@ -262,7 +262,7 @@ class Walk {
   void move(const ImplNode& n, const MoveOp& m, const std::vector<CView>& ops) {
     if (m.alias) {
       // The body, with the next tile's prefetches where the alias streams its operand.
-      const std::optional<PrefetchPlan> plan = streamed(n, m, ops);
+      const std::optional<PrefetchPlan> plan = streamed_tile(n, m, ops[m.operand], vars_, target_);
       if (!plan) return node(*n.children[0], ops);
       return scoped([&] {
         prefetches_.push_back(*plan);
@@ -281,36 +281,6 @@ class Walk {
       node(*n.children[0], inner);
       if (m.store) node(*n.children[next], {dest, source});
     });
-  }
-
-  /// The prefetches of an alias that streams its rhs from main memory: a tile of a matmul's rhs or a conv's filters
-  /// in GL whose buffer outgrows L2 (so every call reads it from L3 or memory) aliased into L1 or L2, in a loop that
-  /// moves it, with FMA kernels in its body. While they run, the next iteration's tile comes into the same cache.
-  /// Where the body reads the tile many times (a block of filters for every pixel), its first pass otherwise waits
-  /// for L3: conv 1x7x7x512 3x3x512x512 (128x64 blocks of packed filters for 7 rows of 7 pixels, one core) took
-  /// 0.88x the time with them (162 against 143 GFLOP/s; oneDNN 161), where the same kernel with its filters
-  /// resident in L2 took 0.87x; 1x14x14x256 3x3x256x512 stride 2 0.90-0.96x. Tiles aliased in L2: conv 1x7x7x512
-  /// 1x1x512x2048 (packed) 0.98-0.99x, 1x14x14x1024 1x1x1024x2048 stride 2 0.96-0.97x, 1x14x14x256 3x3x256x256
-  /// 1.00x. Only the rhs: the kernels read a register of it per row of their tile, so a first pass outruns L3; the
-  /// lhs is broadcast an element at a time (matmul 1024^3's 6x1024 row panels of A took 1.00-1.04x the time with
-  /// prefetches). Not for copies: the same filters as given, each block packed into L1, with the next block's rows
-  /// prefetched into L2 while the block is read, took 1.01-1.07x the time.
-  std::optional<PrefetchPlan> streamed(const ImplNode& n, const MoveOp& m, const std::vector<CView>& ops) const {
-    const TensorSpec& source = n.spec.operands[m.operand];
-    // The rhs (a conv's filters): the operand the FMA kernels read a register of per row of the tile.
-    const bool rhs =
-        m.operand == 1 && (std::holds_alternative<Matmul>(n.spec.op) || std::holds_alternative<Conv>(n.spec.op));
-    if (!m.alias || !rhs || source.level != Level::GL ||
-        (m.dest.level != Level::L1 && m.dest.level != Level::L2) || !target_.has_level(Level::L2)) {
-      return std::nullopt;
-    }
-    const CView& view = ops[m.operand];
-    std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(source.dtype));
-    for (std::int64_t e : view.buffer) bytes *= e;
-    if (bytes <= target_.level(Level::L2).capacity) return std::nullopt;
-    auto plan = prefetch_plan(view, vars_, prefetch_carriers(*n.children[0]));
-    if (plan) plan->into_l1 = m.dest.level == Level::L1;
-    return plan;
   }
 
   void pipeline(const ImplNode& n, const Pipeline& p, const std::vector<CView>& ops) {

@@ -121,6 +121,24 @@ std::optional<PrefetchPlan> prefetch_plan(const CView& view, const std::vector<A
   return plan;
 }
 
+std::optional<PrefetchPlan> streamed_tile(const ImplNode& n, const MoveOp& m, const CView& view,
+                                          const std::vector<Affine>& vars, const Target& target) {
+  const TensorSpec& source = n.spec.operands[m.operand];
+  // The rhs (a conv's filters): the operand the FMA kernels read a register of per row of the tile.
+  const bool rhs =
+      m.operand == 1 && (std::holds_alternative<Matmul>(n.spec.op) || std::holds_alternative<Conv>(n.spec.op));
+  if (!m.alias || !rhs || source.level != Level::GL || (m.dest.level != Level::L1 && m.dest.level != Level::L2) ||
+      !target.has_level(Level::L2)) {
+    return std::nullopt;
+  }
+  std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(source.dtype));
+  for (std::int64_t e : view.buffer) bytes *= e;
+  if (bytes <= target.level(Level::L2).capacity) return std::nullopt;
+  auto plan = prefetch_plan(view, vars, prefetch_carriers(*n.children[0]));
+  if (plan) plan->into_l1 = m.dest.level == Level::L1;
+  return plan;
+}
+
 std::int64_t prefetch_carriers(const ImplNode& n) {
   std::int64_t sum = 0;
   std::visit(overloaded{[&](const Loop& l) {

@@ -263,15 +263,11 @@ TEST_CASE("slide windows of padded and strided convs through both backends: bord
   // (boundary iterations included), the window in L1 or L2; the DP completes the body (vector kernels on the
   // window) or the default schedule does (scalar ones). The iterations whose window reaches the border are
   // emitted apart from the loop over the others: first, last, and where stride and pad make several of each.
-  const std::uint64_t seed = kriek::testing::test_seed(20261127);
-  INFO("seed " << seed << " (set KRIEK_SEED to replay)");
-  std::mt19937_64 rng(seed);
-  const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
-  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
-  auto pick = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-  };
+  RandomSchedules r(20261127);
+  INFO("seed " << r.seed << " (set KRIEK_SEED to replay)");
+  const Target& target = r.target;
+  auto dp = [&](const Spec& s) { return r.best(s); };
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return r.pick(lo, hi); };
   std::vector<ImplPtr> impls;
   for (int i = 0; i < 10; ++i) {
     const std::int64_t f = pick(1, 3) * 2 + 1 - (i % 4 == 3 ? 1 : 0);

@@ -102,15 +102,11 @@ TEST_CASE("streamed tiles' prefetches through both backends: random matmuls and 
   // after a column tile, channel blocks or tap rows of a conv's filters after an output-channel tile), the tile
   // aliased in L1 (or, not streamed, copied into panels); the DP completes the body (bcast_fma or dot_fma carry the
   // steps). Some schedules have a parallel loop outside (each thread counts its own steps), some inside (none there).
-  const std::uint64_t seed = kriek::testing::test_seed(20261128);
-  INFO("seed " << seed << " (set KRIEK_SEED to replay)");
-  std::mt19937_64 rng(seed);
-  const Target target = named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2");
-  Synthesizer synth(target, CostModel::for_target(target), SynthOptions{2});
-  auto dp = [&](const Spec& s) { return *synth.best(s, capacities(target)); };
-  auto pick = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-  };
+  RandomSchedules r(20261128);
+  INFO("seed " << r.seed << " (set KRIEK_SEED to replay)");
+  const Target& target = r.target;
+  auto dp = [&](const Spec& s) { return r.best(s); };
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return r.pick(lo, hi); };
   std::vector<ImplPtr> impls;
   int streamed = 0;
   for (int n = 0; n < 8; ++n) {

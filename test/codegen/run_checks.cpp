@@ -9,7 +9,7 @@
 #include "codegen/measure.h"
 #include "impl/printer.h"
 #include "spec/text.h"
-#include "synth/synthesizer.h"
+#include "support/random_spec.h"
 
 namespace kriek::test {
 
@@ -61,6 +61,18 @@ void check_all_run(const std::vector<ImplPtr>& impls, const Target& target) {
       CHECK(v.ok());
     }
   }
+}
+
+RandomSchedules::RandomSchedules(std::uint64_t fallback)
+    : seed(kriek::testing::test_seed(fallback)),
+      rng(seed),
+      target(named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2")),
+      synth(target, CostModel::for_target(target), SynthOptions{2}) {}
+
+ImplPtr RandomSchedules::best(const Spec& spec) { return *synth.best(spec, capacities(target)); }
+
+std::int64_t RandomSchedules::pick(std::int64_t lo, std::int64_t hi) {
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
 }
 
 void for_each_pick(std::initializer_list<const char*> targets, std::initializer_list<const char*> texts,

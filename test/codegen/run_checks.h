@@ -5,11 +5,13 @@
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
+#include <random>
 #include <vector>
 
 #include "codegen/compile.h"
 #include "impl/node.h"
 #include "spec/target.h"
+#include "synth/synthesizer.h"
 
 namespace kriek::test {
 
@@ -25,6 +27,20 @@ void check_runs(const ImplPtr& impl, const Target& target, int threads = 0);
 
 /// The same for many Impls, compiled as one library.
 void check_all_run(const std::vector<ImplPtr>& impls, const Target& target);
+
+/// What the seeded random-schedule tests share: the host's vector target (avx512, else avx2), the DP on it to
+/// complete schedules, and a generator seeded by KRIEK_SEED or `fallback` (the test prints `seed`).
+struct RandomSchedules {
+  explicit RandomSchedules(std::uint64_t fallback);
+  std::uint64_t seed;
+  std::mt19937_64 rng;
+  Target target;
+  Synthesizer synth;
+  /// The DP's best Impl of `spec` within the target's capacities.
+  ImplPtr best(const Spec& spec);
+  /// A uniform integer in [lo, hi].
+  std::int64_t pick(std::int64_t lo, std::int64_t hi);
+};
 
 /// Calls `check` with the DP's best Impl of each Spec text on each named target (one Synthesizer per target), the
 /// target and the text given to INFO.
