@@ -61,6 +61,13 @@ std::optional<Spec> sparse_anchor(const Spec& spec, const SparseGrid& grid, cons
   if (const auto k = reduction_extent(cut); k && !grid.on_grid(*k)) {
     if (auto split = full_tile(Split{grid.snap(*k)}, cut, target)) anchor = std::move(split);
   }
+  if (anchor || !grid.level_anchors || !target.has_level(Level::L1)) return anchor;
+  Spec fast = spec;
+  bool moved = false;
+  for (TensorSpec& t : fast.operands) {
+    if (t.level == Level::GL || t.level == Level::L2) t.level = Level::L1, moved = true;
+  }
+  if (moved) anchor = std::move(fast);
   return anchor;
 }
 
@@ -104,11 +111,24 @@ std::vector<Action> sparse_actions(const Frontier& anchor_frontier, const Spec& 
     }
     return true;
   };
+  // A level anchor (the same extents in L1) had no reason to block its work for a cache: the Spec's own tilings
+  // to extents on the grid are its to try too (they make Specs on the grid).
+  const bool level_anchor = from == to && reduction_extent(anchor) == reduction_extent(spec);
+  auto on_grid = [&](const Action& a) {
+    if (const auto* t = std::get_if<TileOut>(&a)) {
+      for (std::size_t d = 0; d < t->tile.size(); ++d) {
+        if (!grid.on_grid(t->tile[d]) && t->tile[d] != to[d]) return false;
+      }
+      return true;
+    }
+    if (const auto* s = std::get_if<Split>(&a)) return grid.on_grid(s->k);
+    return false;
+  };
   // enumerate_actions lists each action once, so only the carried-over ones above can repeat one.
   const auto carried = static_cast<std::ptrdiff_t>(out.size());
   for (Action& a : enumerate_actions(spec, target)) {
     const auto* t = std::get_if<TileOut>(&a);
-    const bool own = t ? small(*t) : !tiling(a);
+    const bool own = (t ? small(*t) : !tiling(a)) || (level_anchor && on_grid(a));
     if (own && std::find(out.begin(), out.begin() + carried, a) == out.begin() + carried) out.push_back(std::move(a));
   }
   return out;

@@ -34,7 +34,7 @@ const std::vector<Command>& commands() {
        "                                        reads the DP table first and saves what it solved (see \"The DP table\");\n"
        "                                        past SIZE resident bytes (e.g. 2G) solved frontiers go to a spill file;\n"
        "                                        --sparse: the sparse DP (faster, may pick slower kernels; a table of\n"
-       "                                        its own beside the DP table, X.sparse.table for X.table)\n",
+       "                                        its own beside the DP table, X.sparse2.table for X.table)\n",
        run_synth},
       {"emit",
        "kriek emit SPEC [--format c|llvm|obj|impl] [-o FILE] [--name NAME] [synth flags]\n"

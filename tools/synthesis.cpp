@@ -88,7 +88,8 @@ ImplPtr rebuild_tuned(const Spec& spec, const TunedRecord& tuned, const ImplPtr&
 }
 
 std::filesystem::path search_table_path(const std::filesystem::path& table, const SynthOptions& options) {
-  const std::filesystem::path p = options.sparse ? variant_table_path(table, "sparse") : table;
+  const std::filesystem::path p =
+      options.sparse ? variant_table_path(table, "sparse" + std::to_string(SparseGrid::kRulesVersion)) : table;
   return options.every_class ? variant_table_path(p, "registers") : p;
 }
 

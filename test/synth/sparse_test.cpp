@@ -38,7 +38,8 @@ TEST_CASE("the sparse grid holds every extent up to 16 and the powers of 4 above
   CHECK_FALSE(fine.on_grid(8));
 }
 
-TEST_CASE("the anchor is the Spec cut to the grid by its output and its reduction", "[synth][sparse]") {
+TEST_CASE("the anchor is the Spec cut to the grid by its output and its reduction, else moved into L1",
+          "[synth][sparse]") {
   const Target& t = avx512();
   const SparseGrid grid;
   // A plain matmul has no split: its output is cut, K stays.
@@ -55,10 +56,35 @@ TEST_CASE("the anchor is the Spec cut to the grid by its output and its reductio
   const auto k_only = sparse_anchor(parse_spec("matmul[acc] 64x700x16 f32", t), grid, t);
   REQUIRE(k_only);
   CHECK(k_only->input(1).shape == Shape{256, 16});
-  // On the grid: none.
-  CHECK_FALSE(sparse_anchor(parse_spec("matmul 64x256x1024 f32", t), grid, t));
-  // A padded conv cannot be tiled (pad_image first), and has no anchor then.
-  CHECK_FALSE(sparse_anchor(parse_spec("conv[pad=1] 1x100x100x8 3x3x8x8 f32", t), grid, t));
+  // On the grid with operands in GL or L2: the same Spec with them in L1 (its level anchor); all in L1 or faster:
+  // none; none either without level anchors.
+  const Spec on_grid = parse_spec("matmul 64x256x1024 f32", t);
+  const auto level = sparse_anchor(on_grid, grid, t);
+  REQUIRE(level);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(level->operands[i].level == Level::L1);
+    CHECK(level->operands[i].shape == on_grid.operands[i].shape);
+    CHECK(level->operands[i].layout == on_grid.operands[i].layout);
+  }
+  CHECK(level->op == on_grid.op);
+  CHECK_FALSE(sparse_anchor(*level, grid, t));
+  Spec mixed = on_grid;
+  mixed.operands[0].level = Level::L2;
+  mixed.operands[2].level = Level::VRF;
+  mixed.operands[2].vector_size = 16;
+  const auto mixed_anchor = sparse_anchor(mixed, grid, t);
+  REQUIRE(mixed_anchor);
+  CHECK(mixed_anchor->operands[0].level == Level::L1);
+  CHECK(mixed_anchor->operands[1].level == Level::L1);
+  CHECK(mixed_anchor->operands[2].level == Level::VRF);  // registers stay
+  CHECK_FALSE(sparse_anchor(on_grid, SparseGrid{.level_anchors = false}, t));
+  // A padded conv cannot be tiled (pad_image first): off the grid it has no extent anchor, only its level anchor.
+  const Spec padded = parse_spec("conv[pad=1] 1x100x100x8 3x3x8x8 f32", t);
+  const auto conv_anchor = sparse_anchor(padded, grid, t);
+  REQUIRE(conv_anchor);
+  CHECK(conv_anchor->output().shape == padded.output().shape);
+  CHECK(conv_anchor->output().level == Level::L1);
+  CHECK_FALSE(sparse_anchor(padded, SparseGrid{.level_anchors = false}, t));
 }
 
 TEST_CASE("sparse actions: the anchor's tilings as they are and whole then the cuts to the anchor",
@@ -108,6 +134,29 @@ TEST_CASE("sparse actions: the anchor's tilings as they are and whole then the c
   CHECK(cut[1] == Action{TileOut{Shape{256, 256}, true}});
   CHECK(cut[2] == Action{Split{256}});
   CHECK(std::ranges::none_of(cut, [](const Action& a) { return a == Action{TileOut{Shape{400, 32}, false}}; }));
+}
+
+TEST_CASE("sparse actions of a level anchor: its tilings, and the Spec's own tilings to extents on the grid",
+          "[synth][sparse]") {
+  const Target& t = avx512();
+  const SparseGrid grid;
+  const Spec spec = parse_spec("matmul[acc] 64x256x256 f32", t);  // on the grid, in GL
+  const auto anchor = sparse_anchor(spec, grid, t);
+  REQUIRE(anchor);
+  REQUIRE(anchor->input(1).level == Level::L1);
+  Frontier f;
+  f.entries.push_back(FrontierEntry{0, {}, TileOut{Shape{6, 64}, false}, {}, 0});
+  const std::vector<Action> actions = sparse_actions(f, *anchor, spec, grid, t);
+  auto has = [&](const Action& a) { return std::ranges::find(actions, a) != actions.end(); };
+  CHECK(actions.front() == Action{TileOut{Shape{6, 64}, false}});  // the anchor's, first
+  // Blocks for the caches the anchor in L1 had no use for: splits and tiles to grid extents, not to others.
+  CHECK(has(Split{64}));
+  CHECK(has(Split{16}));
+  CHECK_FALSE(has(Split{128}));
+  CHECK(has(TileOut{Shape{64, 64}, false}));
+  CHECK_FALSE(has(TileOut{Shape{64, 128}, false}));
+  // And its moves (B, 256 KiB, into L2; only tiles of it fit L1).
+  CHECK(has(MoveTo{1, Level::L2, Layout::row_major(), 0}));
 }
 
 TEST_CASE("sparse searches find Impls that compute the reference at their stored costs", "[synth][sparse][property]") {

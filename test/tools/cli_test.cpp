@@ -96,9 +96,9 @@ TEST_CASE("kriek synth --sparse keeps its own table beside the given one and say
   const Result r = run_kriek("synth 'matmul 256x256x256 f32' --sparse --table " + table);
   REQUIRE(r.status == 0);
   CHECK_THAT(r.out, Contains("bcast_fma") && Contains("of the Specs from a neighbour's decisions") &&
-                        Contains("t.sparse.table ("));
+                        Contains("t.sparse2.table ("));
   CHECK_FALSE(std::filesystem::exists(table));
-  CHECK(std::filesystem::exists(dir.path() / "t.sparse.table"));
+  CHECK(std::filesystem::exists(dir.path() / "t.sparse2.table"));
   // The second search reads the first's frontiers: the same Impl, nothing searched.
   const Result again = run_kriek("synth 'matmul 256x256x256 f32' --sparse --table " + table);
   REQUIRE(again.status == 0);
