@@ -80,8 +80,11 @@ class CEmitter final : public Emitter {
   void copy(const CView& from, const CView& to) override { emit_copy(w_, from, to); }
   void zero(const CView& to) override { emit_zero(w_, to); }
 
-  std::string prefetch_counter() override {
+  std::string prefetch_counter(const PrefetchPlan& p) override {
     const std::string name = w_.fresh("pf");
+    w_.line("// Streamed from main memory: the FMA kernels below fetch the " + std::to_string(p.lines) +
+            " lines of the next tile of " + p.base + ", one every " + std::to_string(p.spacing) + " calls" +
+            (p.per_step > 1 ? " (" + std::to_string(p.per_step) + " each)" : std::string()) + ".");
     w_.line("int64_t " + name + " = 0;");
     return name;
   }

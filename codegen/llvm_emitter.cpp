@@ -139,7 +139,7 @@ void IrEmitter::zero(const CView& to) {
   in_kernel_ = false;
 }
 
-std::string IrEmitter::prefetch_counter() {
+std::string IrEmitter::prefetch_counter(const PrefetchPlan&) {
   const std::string name = fresh("pf");
   llvm::Value* slot = entry_alloca(b_.getInt64Ty(), name);
   b_.CreateStore(b_.getInt64(0), slot);

@@ -49,7 +49,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
   void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) override;
   void copy(const CView& from, const CView& to) override;
   void zero(const CView& to) override;
-  std::string prefetch_counter() override;
+  std::string prefetch_counter(const PrefetchPlan& plan) override;
   void prefetch(const PrefetchPlan& plan) override;
 
   // --- IrKernelContext.

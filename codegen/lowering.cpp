@@ -266,7 +266,7 @@ class Walk {
       if (!plan) return node(*n.children[0], ops);
       return scoped([&] {
         prefetches_.push_back(*plan);
-        prefetches_.back().counter = e_.prefetch_counter();
+        prefetches_.back().counter = e_.prefetch_counter(*plan);
         node(*n.children[0], ops);
         prefetches_.pop_back();
       });

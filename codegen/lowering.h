@@ -82,8 +82,8 @@ class Emitter {
   /// Sets every element of `to` to zero.
   virtual void zero(const CView& to) = 0;
 
-  /// Declares a step counter of a streamed tile's prefetches (prefetch.h), 0, in the current scope; returns its name.
-  virtual std::string prefetch_counter() = 0;
+  /// Declares a step counter of `plan`'s prefetches (prefetch.h), 0, in the current scope; returns its name.
+  virtual std::string prefetch_counter(const PrefetchPlan& plan) = 0;
   /// One step of `plan` (before an FMA kernel call): fetches its lines due on this count, then counts up.
   virtual void prefetch(const PrefetchPlan& plan) = 0;
 };
