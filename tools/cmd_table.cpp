@@ -71,15 +71,20 @@ void query(const std::filesystem::path& path, const Spec& spec, const Target& ta
 }  // namespace
 
 int run_query(const std::vector<std::string>& raw) {
-  const Args args = parse_args(raw, {"--target", "--profile", "--memory", "--table"}, {"--frontier", "--no-profile"});
-  if (args.positional.size() != 1) user_error("usage: kriek query SPEC [--table FILE] [--memory ...] [--frontier]");
+  const Args args =
+      parse_args(raw, {"--target", "--profile", "--memory", "--table"}, {"--frontier", "--no-profile", "--sparse"});
+  if (args.positional.size() != 1) {
+    user_error("usage: kriek query SPEC [--table FILE] [--memory ...] [--frontier] [--sparse]");
+  }
   const Target target = command_target(args);
   const Spec spec = parse_spec(args.positional[0], target);
   const MemoryUse limits = command_limits(args, target);
-  // The table a search under these limits kept.
+  // The table a search under these limits (and sparse, with --sparse) kept.
   const std::filesystem::path path =
       search_table_path(args.get("--table") ? std::filesystem::path(*args.get("--table")) : default_table_path(target),
-                        SynthOptions{.every_class = cuts_registers(limits, target)});
+                        SynthOptions{.sparse = args.has("--sparse") ? std::optional<SparseGrid>(SparseGrid{})
+                                                                    : std::nullopt,
+                                     .every_class = cuts_registers(limits, target)});
   query(path, spec, target, limits, args.has("--frontier") ? 0 : 1);
   return 0;
 }

@@ -48,8 +48,9 @@ const std::vector<Command>& commands() {
        "                                        and GFLOP/s with the % of peak\n",
        run_run},
       {"query",
-       "kriek query SPEC [--table FILE] [--target T] [--memory ...] [--frontier]\n"
-       "                                        the best Impl and frontier from the DP table alone\n",
+       "kriek query SPEC [--table FILE] [--target T] [--memory ...] [--frontier] [--sparse]\n"
+       "                                        the best Impl and frontier from the DP table alone (--sparse: from\n"
+       "                                        the table a sparse search keeps)\n",
        run_query},
       {"table",
        "kriek table stats FILE | merge IN... -o OUT | export FILE | compact FILE | gc FILE --max-size SIZE\n"

@@ -104,6 +104,15 @@ TEST_CASE("kriek synth --sparse keeps its own table beside the given one and say
   REQUIRE(again.status == 0);
   CHECK(again.out.substr(0, again.out.find("table: ")) == r.out.substr(0, r.out.find("table: ")));
   CHECK_THAT(again.out, Contains("search: 0 specs solved"));
+  // kriek query answers from the sparse table with --sparse (the same Impl), and without it from the given one,
+  // which the sparse search never wrote.
+  const Result q = run_kriek("query 'matmul 256x256x256 f32' --sparse --table " + table);
+  REQUIRE(q.status == 0);
+  const std::string cost = r.out.substr(r.out.find("\ncost ") + 6, r.out.find(" (1/16") - r.out.find("\ncost ") - 6);
+  CHECK_THAT(q.out, Contains("* 0  cost " + cost + " "));
+  const Result plain = run_kriek("query 'matmul 256x256x256 f32' --table " + table);
+  CHECK(plain.status == 1);
+  CHECK_THAT(plain.out, Contains("no DP table at"));
   const Result small = run_kriek("synth 'matmul 16x16x16 f32' --sparse --no-table");
   CHECK_THAT(small.out, Contains("sparse: exhaustive all the same (fewer than 524288 floating-point operations)"));
 }
