@@ -170,7 +170,8 @@ std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& p) {
 bool reshape_flattens(const Spec& spec) {
   const auto elementwise = [](const auto& p) {
     using T = std::decay_t<decltype(p)>;
-    return std::is_same_v<T, Unary> || std::is_same_v<T, Binary>;
+    return std::is_same_v<T, Unary> || std::is_same_v<T, Binary> || std::is_same_v<T, Move> ||
+           std::is_same_v<T, Zero>;
   };
   if (const auto* c = std::get_if<Compose>(&spec.op)) {
     return std::all_of(c->stages.begin(), c->stages.end(),

@@ -9,8 +9,8 @@ using namespace sched_detail;
 
 std::optional<NotApplicable> flatten_fails(const Flatten&, const Spec& spec, const Target&) {
   if (!reshape_flattens(spec)) {
-    return not_applicable("flatten", 1, "flatten needs an elementwise op (unary, binary or a compose of them), not ",
-                          op_word(spec.op));
+    return not_applicable("flatten", 1, "flatten needs an elementwise op (unary, binary, move, zero or a compose of "
+                          "them), not ", op_word(spec.op));
   }
   const TensorSpec& out = spec.output();
   if (out.rank() < 2) return not_applicable("flatten", 2, "the output ", shape_text(out.shape), " is flat already");

@@ -10,7 +10,8 @@
 namespace kriek {
 
 /// Preconditions:
-///   (1) the op is elementwise: Unary, Binary, or a Compose of them;
+///   (1) the op is elementwise: Unary, Binary, Move, Zero, or a Compose of them (a Move or Zero of pixels of 3
+///       channels, one masked register each, is 16 pixels a register flat: conv1's padded copy);
 ///   (2) the output has rank 2 or more (a rank-1 Spec is flat already);
 ///   (3) every operand has the output's shape (no broadcast input);
 ///   (4) every operand is in memory (GL, L2 or L1);

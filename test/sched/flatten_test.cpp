@@ -8,6 +8,7 @@
 #include "sched/enumerate.h"
 #include "sched/flatten.h"
 #include "sched/schedule.h"
+#include "spec/text.h"
 
 using namespace kriek;
 using namespace kriek::sched_test;
@@ -15,11 +16,31 @@ using Catch::Matchers::Contains;
 
 TEST_CASE("flatten (1): elementwise ops only", "[sched][flatten]") {
   CHECK_THAT(reason(Flatten{}, matmul({4, 4}, {4, 4})),
-             Contains("flatten (1): flatten needs an elementwise op (unary, binary or a compose of them), not matmul"));
+             Contains("flatten (1): flatten needs an elementwise op (unary, binary, move, zero or a compose of them), "
+                      "not matmul"));
   CHECK_THAT(reason(Flatten{}, reducesum({4, 4}, 1)), Contains("flatten (1)"));
   CHECK_THAT(reason(Flatten{}, compose({Matmul{}, Unary{UnaryOp::relu}}, {{4, 4}, {4, 4}})), Contains("flatten (1)"));
   CHECK_FALSE(flatten_fails(Flatten{}, compose({Binary{BinaryOp::add}, Unary{UnaryOp::relu}}, {{4, 4}, {4, 4}}),
                             avx512()));
+}
+
+TEST_CASE("flatten: a move or zero of pixels of 3 channels is one flat run of whole registers", "[sched][flatten]") {
+  // A tile of 32 pixels of an RGB image copied into a padded image (conv1's pad_image): 32 masked registers of 3
+  // lanes by rows, 6 whole registers flat.
+  const Target& t = avx512();
+  const Spec copy = parse_spec("move (1x1x32x3 f32 GL row -> 1x1x32x3 f32 L2 row)", t);
+  const ImplPtr n = applied(Flatten{}, copy);
+  CHECK(text(n->children[0]->spec) == "move (96 f32 GL row -> 96 f32 L2 row)");
+  const Spec zero = parse_spec("zero 1x3x32x3 f32", t);
+  CHECK(text(applied(Flatten{}, zero)->children[0]->spec) == "zero (-> 288 f32 GL row)");
+  std::mt19937_64 rng(test_seed(22));
+  for (const Spec& s : {copy, zero}) {
+    CHECK(interprets_reference(schedule(s, t).apply(Flatten{}).complete().impl(), rng));
+  }
+  // A strided tile (part of each row) is not flat.
+  Spec strided = copy;
+  strided.operands[0].contiguous = false;
+  CHECK_THAT(reason(Flatten{}, strided), Contains("flatten (5)"));
 }
 
 TEST_CASE("flatten (2): rank 2 or more", "[sched][flatten]") {
