@@ -251,17 +251,6 @@ Cost code_fetch_cost(const Loop& loop, const std::vector<bool>& unrolled, const 
   return static_cast<Cost>((bytes - budget + kLine - 1) / kLine) * m.line_from[static_cast<std::size_t>(Level::L2)];
 }
 
-/// Iterations of a loop that run the body of boundary pattern `mask`.
-Cost mask_count(const Loop& loop, std::uint32_t mask) {
-  Cost n = 1;
-  for (std::size_t a = 0; a < loop.axes.size(); ++a) {
-    const LoopAxis& axis = loop.axes[a];
-    const bool partial = axis.remainder() != 0;
-    n *= (mask >> a) & 1u ? 1 : static_cast<Cost>(axis.trips() - (partial ? 1 : 0));
-  }
-  return n;
-}
-
 /// True when a tile of shape `tile` of `whole` is cut along the outermost dimension that has more than one element.
 bool cuts_outermost(const Shape& whole, const Shape& tile) {
   for (std::size_t d = 0; d < whole.size(); ++d) {
@@ -296,7 +285,9 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   Cost trips = 1;
   for (const LoopAxis& a : loop.axes) trips *= static_cast<Cost>(a.trips());
   const Cost ways = loop.parallel ? std::min<Cost>(m.cores, trips) : 1;
-  for (std::uint32_t mask : loop.body_masks) nc.weights.push_back((mask_count(loop, mask) + ways - 1) / ways);
+  for (std::uint32_t mask : loop.body_masks) {
+    nc.weights.push_back((static_cast<Cost>(body_runs(loop, mask)) + ways - 1) / ways);
+  }
   // Unrolled axes (unrolled_axes) cost no iterations; the others pay loop_iteration per iteration of their nest.
   const std::vector<bool> unrolled = unrolled_axes(spec, loop);
   Cost iterations = 1;

@@ -47,6 +47,14 @@ std::vector<bool> unrolled_axes(const Spec& spec, const Loop& loop) {
   return unrolled;
 }
 
+std::int64_t body_runs(const Loop& loop, std::uint32_t mask) {
+  std::int64_t n = 1;
+  for (std::size_t a = 0; a < loop.axes.size(); ++a) {
+    n *= (mask >> a) & 1u ? 1 : loop.axes[a].extent / loop.axes[a].tile;
+  }
+  return n;
+}
+
 std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes) {
   std::uint32_t partial = 0;
   for (std::size_t a = 0; a < axes.size(); ++a) {

@@ -157,6 +157,9 @@ Shape window_source_shape(const TensorSpec& t, const SlideWindow& window);
 std::size_t window_dim(const Loop& loop);
 /// The boundary patterns that occur for these axes, increasing (always contains 0).
 std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes);
+/// Iterations of `loop` that run the body of boundary pattern `mask`: one along each boundary axis, the full
+/// tiles along the others.
+std::int64_t body_runs(const Loop& loop, std::uint32_t mask);
 /// The Specs of a move's children: body, then prologue if load, then epilogue if store.
 std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);
 /// The Spec of a pipeline's head and tail.
