@@ -11,6 +11,13 @@ Affine Affine::variable(std::string name) {
   return a;
 }
 
+std::int64_t Affine::coefficient(const std::string& variable) const {
+  for (const auto& [name, k] : terms_) {
+    if (name == variable) return k;
+  }
+  return 0;
+}
+
 bool Affine::divisible_by(std::int64_t d) const {
   if (constant_ % d != 0) return false;
   for (const auto& [name, k] : terms_) {

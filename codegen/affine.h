@@ -20,6 +20,8 @@ class Affine {
   bool is_constant() const { return terms_.empty(); }
   std::int64_t constant() const { return constant_; }
   const std::vector<std::pair<std::string, std::int64_t>>& terms() const { return terms_; }
+  /// The coefficient of `variable` (0 without a term in it).
+  std::int64_t coefficient(const std::string& variable) const;
   /// True when the constant and every coefficient are multiples of `d`.
   bool divisible_by(std::int64_t d) const;
   /// Exact division; asserts divisible_by(d).

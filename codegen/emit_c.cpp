@@ -90,9 +90,8 @@ class CEmitter final : public Emitter {
   }
   void prefetch(const PrefetchPlan& p) override {
     const std::string& c = p.counter;
-    const std::int64_t limit = (p.lines + p.per_step - 1) / p.per_step * p.spacing;
     const std::string due = p.spacing > 1 ? "(" + c + " & " + std::to_string(p.spacing - 1) + ") == 0 && " : "";
-    w_.open("if (" + due + c + " < " + std::to_string(limit) + ")");
+    w_.open("if (" + due + c + " < " + std::to_string(p.fetching_steps()) + ")");
     const int shift = std::countr_zero(static_cast<std::uint64_t>(p.spacing));
     const std::string first = "(" + c + (shift > 0 ? " >> " + std::to_string(shift) : "") + ")" +
                               (p.per_step > 1 ? " * " + std::to_string(p.per_step) : "");

@@ -116,7 +116,7 @@ void IrEmitter::kernel(KernelKind k, const Spec& spec, const std::vector<CView>&
     const bool per_iteration = out.storage != Storage::memory && made != register_depth_.end() && made->second > i;
     f.accumulates |= !per_iteration && !mentions(out.origin, f.var);
     for (const std::optional<Affine>& at : offsets) {
-      const std::int64_t step = at ? coefficient(*at, f.var) : -1;
+      const std::int64_t step = at ? at->coefficient(f.var) : -1;
       f.strided |= step != 0 && step != 1;
     }
   }
@@ -147,14 +147,13 @@ std::string IrEmitter::prefetch_counter(const PrefetchPlan&) {
   return name;
 }
 
-/// The plan's step (PrefetchPlan): a branch around the due lines' llvm.prefetch calls (read, into L1), then the
-/// count up. Addresses may lie past the buffer (the tile after the last): no inbounds.
+/// The plan's step (PrefetchPlan): a branch around the due lines' llvm.prefetch calls (read; locality 3, into L1,
+/// or 2, into L2), then the count up. Addresses may lie past the buffer (the tile after the last): no inbounds.
 void IrEmitter::prefetch(const PrefetchPlan& p) {
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::Value* slot = lookup(p.counter);
   llvm::Value* count = b_.CreateLoad(i64, slot);
-  const std::int64_t limit = (p.lines + p.per_step - 1) / p.per_step * p.spacing;
-  llvm::Value* due = b_.CreateICmpULT(count, b_.getInt64(limit));
+  llvm::Value* due = b_.CreateICmpULT(count, b_.getInt64(p.fetching_steps()));
   if (p.spacing > 1) {
     due = b_.CreateAnd(due, b_.CreateICmpEQ(b_.CreateAnd(count, b_.getInt64(p.spacing - 1)), b_.getInt64(0)));
   }

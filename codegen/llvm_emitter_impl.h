@@ -80,16 +80,9 @@ class IrEmitter final : public Emitter, public IrKernelContext {
     bool strided = false;
     std::string var = {};  ///< the loop's variable (serial loops)
   };
-  /// The coefficient of `var` in `a` (0 without a term in it).
-  static std::int64_t coefficient(const Affine& a, const std::string& var) {
-    for (const auto& [name, k] : a.terms()) {
-      if (name == var) return k;
-    }
-    return 0;
-  }
   /// True when some coordinate of `origin` has a term in `var`.
   static bool mentions(const Coord& origin, const std::string& var) {
-    return std::any_of(origin.begin(), origin.end(), [&](const Affine& a) { return coefficient(a, var) != 0; });
+    return std::any_of(origin.begin(), origin.end(), [&](const Affine& a) { return a.coefficient(var) != 0; });
   }
   /// Whether LLVM may unroll a loop (llvm_loops.cpp says when).
   enum class Unroll : std::uint8_t { allowed, disabled };

@@ -1,11 +1,12 @@
-// Plans of streamed tiles' prefetches (see prefetch.h): the next tile's lines as nested progressions, and their spacing
-// over the body's FMA kernel calls.
+// Plans of streamed tiles' prefetches (see prefetch.h): the next tile's lines as nested progressions, and their
+// spacing over the body's FMA kernel calls.
 #include "codegen/prefetch.h"
 
 #include <algorithm>
 #include <bit>
 
 #include "impl/kernel.h"
+#include "spec/error.h"
 #include "spec/overloaded.h"
 
 namespace kriek::codegen {
@@ -17,13 +18,6 @@ constexpr std::int64_t kLineElements = 16;
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 18;
 /// At most this many levels of progressions (rank + 1 for a tile of panels).
 constexpr std::size_t kMaxDims = 5;
-
-std::int64_t coefficient(const Affine& a, const std::string& var) {
-  for (const auto& [name, k] : a.terms()) {
-    if (name == var) return k;
-  }
-  return 0;
-}
 
 /// The element offsets of every element of `v` relative to its first, or nullopt when one is not a constant
 /// (a blocked layout's panel boundary that moves with a loop variable).
@@ -45,6 +39,22 @@ std::optional<std::vector<std::int64_t>> relative_offsets(const CView& v) {
     if (d == 0) break;
   }
   return out;
+}
+
+/// `view` one iteration on along the innermost of `vars` that moves it (a loop variable: one term and a constant),
+/// or nullopt when none does.
+std::optional<CView> next_tile(const CView& view, const std::vector<Affine>& vars) {
+  for (auto v = vars.rbegin(); v != vars.rend(); ++v) {
+    KRIEK_ASSERT(v->terms().size() == 1, "a loop variable ", v->text(), " of one term");
+    const std::string& name = v->terms().front().first;
+    CView next = view;
+    bool moved = false;
+    for (Affine& o : next.origin) {
+      if (const std::int64_t c = o.coefficient(name); c != 0) o = o + Affine(c), moved = true;
+    }
+    if (moved) return next;
+  }
+  return std::nullopt;
 }
 
 /// `starts` (sorted, starting at 0) as nested progressions, outermost first, or nullopt when they are not.
@@ -78,20 +88,10 @@ std::optional<PrefetchPlan> prefetch_plan(const CView& view, const std::vector<A
   std::int64_t elements = 1;
   for (std::int64_t e : view.shape) elements *= e;
   if (elements > kMaxElements) return std::nullopt;
-  // The next tile: the view with the innermost variable that moves it one further.
-  CView next = view;
-  bool moved = false;
-  for (auto v = vars.rbegin(); v != vars.rend() && !moved; ++v) {
-    for (const auto& [name, k] : v->terms()) {
-      for (Affine& o : next.origin) {
-        if (const std::int64_t c = coefficient(o, name); c != 0) o = o + Affine(c), moved = true;
-      }
-      if (moved) break;
-    }
-  }
-  if (!moved) return std::nullopt;
-  const auto offset = affine_offset(next, zeros(next.rank()));
-  const auto rel = relative_offsets(next);
+  const std::optional<CView> next = next_tile(view, vars);
+  if (!next) return std::nullopt;
+  const auto offset = affine_offset(*next, zeros(next->rank()));
+  const auto rel = relative_offsets(*next);
   if (!offset || !rel) return std::nullopt;
   // Each run of consecutive elements, a line every 16 elements from its start (a run that starts inside a line
   // and ends in another leaves its last line to the hardware's next-line prefetch).
@@ -109,7 +109,7 @@ std::optional<PrefetchPlan> prefetch_plan(const CView& view, const std::vector<A
   auto dims = progressions(starts);
   if (!dims) return std::nullopt;
   PrefetchPlan plan;
-  plan.base = next.base;
+  plan.base = next->base;
   plan.offset = *offset + Affine(low);
   plan.dims = std::move(*dims);
   plan.lines = static_cast<std::int64_t>(starts.size());
@@ -143,12 +143,7 @@ std::int64_t prefetch_carriers(const ImplNode& n) {
   std::int64_t sum = 0;
   std::visit(overloaded{[&](const Loop& l) {
                           for (std::size_t b = 0; b < l.body_masks.size(); ++b) {
-                            std::int64_t runs = 1;
-                            for (std::size_t a = 0; a < l.axes.size(); ++a) {
-                              const bool boundary = (l.body_masks[b] >> a) & 1u;
-                              runs *= boundary ? 1 : l.axes[a].extent / l.axes[a].tile;
-                            }
-                            sum += runs * prefetch_carriers(*n.children[b]);
+                            sum += body_runs(l, l.body_masks[b]) * prefetch_carriers(*n.children[b]);
                           }
                         },
                         [&](const KernelCall& k) { sum = carries_prefetches(k.kernel) ? 1 : 0; },

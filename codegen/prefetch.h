@@ -36,6 +36,9 @@ struct PrefetchPlan {
   std::int64_t per_step = 1;
   std::string counter;  ///< the emitter's name for the step counter (Emitter::prefetch_counter)
   bool into_l1 = true;  ///< into L1, else into L2 only (a tile aliased in L2)
+
+  /// The counts below which a step may fetch (every line fetched by then).
+  std::int64_t fetching_steps() const { return (lines + per_step - 1) / per_step * spacing; }
 };
 
 /// The plan of a streamed tile `view` whose body calls FMA kernels `calls` times per run: the next tile is

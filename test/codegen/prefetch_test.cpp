@@ -36,15 +36,21 @@ TEST_CASE("a prefetch plan: the next tile's lines as nested progressions, spread
   CHECK((plan->dims[1].extent == 128 && plan->dims[1].inner == 1 && plan->dims[1].stride == 16));
   CHECK(plan->spacing == 2);  // 1792 calls for 512 lines: every second one
   CHECK(plan->per_step == 1);
+  CHECK(plan->fetching_steps() == 1024);  // the last line fetched on count 1022
   // The next tile is the next channel block (i + 1): the block one 128-row step on in the same panels.
   CHECK(plan->offset == *affine_offset(block, zeros(4)) + Affine(128 * 16));
   CHECK(prefetch_line_offset(*plan, 0) == 0);
   CHECK(prefetch_line_offset(*plan, 129) == 73728 + 16);
   // Fewer calls than lines: several lines a call.
-  CHECK(prefetch_plan(block, {j, i}, 100)->per_step == 6);
+  const auto few_calls = prefetch_plan(block, {j, i}, 100);
+  REQUIRE(few_calls);
+  CHECK(few_calls->per_step == 6);
+  CHECK(few_calls->fetching_steps() == 86);  // 86 calls of 6 lines cover 512
   // Moved only by the outer variable: the next tap's block.
   const CView tap = filters.sub({j, Affine(1), Affine(0), Affine(0)}, {1, 1, 128, 64});
-  CHECK(prefetch_plan(tap, {j, i}, 512)->offset == *affine_offset(tap, zeros(4)) + Affine(3 * 8192));
+  const auto next_tap = prefetch_plan(tap, {j, i}, 512);
+  REQUIRE(next_tap);
+  CHECK(next_tap->offset == *affine_offset(tap, zeros(4)) + Affine(3 * 8192));
   // Nothing moves it, or nothing carries the prefetches: no plan.
   CHECK_FALSE(prefetch_plan(block, {Affine::variable("k")}, 1792));
   CHECK_FALSE(prefetch_plan(block, {j, i}, 0));
