@@ -11,7 +11,7 @@ namespace kriek {
 
 /// Preconditions:
 ///   (1) the op is elementwise: Unary, Binary, Move, Zero, or a Compose of them (a Move or Zero of pixels of 3
-///       channels, one masked register each, is 16 pixels a register flat: conv1's padded copy);
+///       channels, one masked register per pixel by rows, is whole registers across pixels flat);
 ///   (2) the output has rank 2 or more (a rank-1 Spec is flat already);
 ///   (3) every operand has the output's shape (no broadcast input);
 ///   (4) every operand is in memory (GL, L2 or L1);

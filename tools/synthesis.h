@@ -59,7 +59,8 @@ bool cuts_registers(const MemoryUse& limits, const Target& target);
 /// Where a search with `options` keeps its frontiers, given the table asked for: `table` itself, or beside it for
 /// a sparse search (t.table: t.sparse2.table, 2 the sparse rules' version; its frontiers are estimates,
 /// synth/sparse.h, so they never mix with an exhaustive search's, nor with other rules') and for one that tells
-/// every register class apart (t.registers.table; its frontiers hold plans a default search's do not). `kriek synth` and `kriek query` both ask it.
+/// every register class apart (t.registers.table; its frontiers hold plans a default search's do not). `kriek
+/// synth` and `kriek query` both ask it.
 std::filesystem::path search_table_path(const std::filesystem::path& table, const SynthOptions& options);
 
 /// UserError, before any search, when the operands of `spec` alone need more bytes than this machine's physical
