@@ -43,7 +43,8 @@ inline constexpr char kTableMagic[8] = {'K', 'R', 'I', 'E', 'K', 'T', 'B', 'L'};
 /// 7: a strided operand is aligned only when every run of it starts on a line (TensorSpec::aligned), so tiles of
 /// matrices whose rows are not whole lines are unaligned.
 /// 8: a move's action records whether it copies where an alias could serve (MoveTo::copy).
-inline constexpr std::uint32_t kTableFormatVersion = 8;
+/// 9: a strided operand knows how many innermost dimensions its runs span (TensorSpec::run_dims).
+inline constexpr std::uint32_t kTableFormatVersion = 9;
 inline constexpr std::size_t kPrefixBytes = 16;
 /// Index entries per checksummed block: a query verifies one block (2 KiB), not the whole index.
 inline constexpr std::uint32_t kBlockEntries = 256;

@@ -119,6 +119,7 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
       w.vector_size = 0;
       w.aligned = true;
       w.contiguous = true;
+      w.run_dims = 1;
       body.operands[i] = w;
     } else {
       body.operands[i] = tile_tensor(t, shape, step);
@@ -188,12 +189,20 @@ bool reshape_flattens(const Spec& spec) {
   return std::visit(elementwise, spec.op);
 }
 
+std::size_t flattened_dims(const Spec& spec) {
+  std::size_t dims = spec.output().rank();
+  for (const TensorSpec& t : spec.operands) dims = std::min(dims, t.dense_dims());
+  return dims;
+}
+
 std::vector<std::vector<ViewDim>> reshape_views(const Spec& spec) {
   if (reshape_flattens(spec)) {
-    // One walk through every dimension of each (dense, row-major) operand.
-    std::vector<std::vector<ViewDim>> maps;
-    for (const TensorSpec& t : spec.operands) maps.push_back({ViewDim{t.rank() - 1, 1, t.rank() - 1}});
-    return maps;
+    // The outer dimensions as they are, then one walk through the merged ones (dense in every operand).
+    const std::size_t merged = flattened_dims(spec), rank = spec.output().rank();
+    std::vector<ViewDim> map;
+    for (std::size_t d = 0; d + merged < rank; ++d) map.push_back(ViewDim{d, 1});
+    map.push_back(ViewDim{rank - 1, 1, merged - 1});
+    return std::vector<std::vector<ViewDim>>(spec.operands.size(), map);
   }
   const auto* conv = std::get_if<Conv>(&spec.op);
   KRIEK_ASSERT(conv != nullptr, "a reshape of a ", op_word(spec.op));
@@ -214,10 +223,14 @@ std::vector<std::vector<ViewDim>> reshape_views(const Spec& spec) {
 Spec reshape_child_spec(const Spec& spec) {
   if (reshape_flattens(spec)) {
     Spec flat = spec;
+    const std::size_t merged = flattened_dims(spec);
     for (TensorSpec& t : flat.operands) {
-      KRIEK_ASSERT(t.contiguous && t.layout.kind == Layout::Kind::row_major && t.shape == spec.output().shape,
-                   "flatten needs dense row-major operands of the output's shape");
-      t.shape = {t.elements()};
+      KRIEK_ASSERT(merged >= 2 && t.layout.kind == Layout::Kind::row_major && t.shape == spec.output().shape,
+                   "flatten needs row-major operands of the output's shape whose runs span 2 dimensions or more");
+      Shape shape(t.shape.begin(), t.shape.end() - static_cast<std::ptrdiff_t>(merged));
+      shape.push_back(volume(Shape(t.shape.end() - static_cast<std::ptrdiff_t>(merged), t.shape.end())));
+      t.shape = shape;
+      if (!t.contiguous) t.run_dims = static_cast<std::uint8_t>(t.run_dims - merged + 1);
     }
     return flat;
   }
@@ -235,6 +248,7 @@ Spec reshape_child_spec(const Spec& spec) {
   lhs.shape = {rows, g.c};
   lhs.layout = Layout::row_major();
   lhs.contiguous = img.contiguous && (g.stride[1] == 1 || rows == 1);
+  lhs.run_dims = 1;
   // Its rows are pixels stride columns apart: each starts on a line when that many pixels' channels are whole
   // lines (of a strided image, its alignment says so of all its strides).
   if (img.contiguous && !lhs.contiguous) {
@@ -242,9 +256,11 @@ Spec reshape_child_spec(const Spec& spec) {
   }
   TensorSpec& rhs = m.operands[1];
   rhs.shape = {g.c, g.f};
+  rhs.run_dims = 1;
   rhs.layout = f.layout.kind == Layout::Kind::blocked ? Layout::blocked(1, f.layout.block) : Layout::row_major();
   TensorSpec& o = m.operands[2];
   o.shape = {rows, g.f};
+  o.run_dims = 1;
   o.layout = Layout::row_major();
   return m;
 }
@@ -304,6 +320,7 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   if (unstriding) {
     read.shape = padded;
     read.contiguous = false;
+    read.run_dims = 1;
     read.aligned = img.aligned && whole_lines(img.shape.back(), img.dtype);
   }
   // The interior starts at the padding, which is no tile multiple: not aligned (unstriding: the whole buffer).

@@ -110,8 +110,10 @@ struct Pipeline {
 ///    is: M = the output positions, K = the channels, N = the output channels, accumulating when the conv does;
 ///    the image read every stride columns, the filters as C x F, the output as OW x F. Printed
 ///    `as_matmul (imgV: 14x32 <- img, filtersV: 32x64 <- filters, outV: 14x64 <- out)`;
-///  - an elementwise Spec (Unary, Binary, a Compose of them) whose operands are dense row-major buffers of one
-///    shape as the same op over one flat run of all their elements, so that vectors run on across rows.
+///  - an elementwise Spec (Unary, Binary, Move, Zero, a Compose of them) whose operands are row-major of one shape
+///    as the same op over one flat run of all their elements, so that vectors run on across rows, or, where some
+///    operand is strided, over its innermost dimensions merged as far as every operand's runs reach (flattened_dims:
+///    a copy into the interior 1x224x224x3 of a padded image is one of 224 rows of 672 elements).
 ///    Printed `flatten (inV: 3663 <- in, outV: 3663 <- out)`.
 struct Reshape {};
 
@@ -166,6 +168,9 @@ std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);
 std::vector<Spec> pipeline_child_specs(const Spec& spec, const Pipeline& pipeline);
 /// True when a Reshape of `spec` is a flatten (an elementwise op), false for a conv's as_matmul.
 bool reshape_flattens(const Spec& spec);
+/// The innermost dimensions a flatten of `spec` merges into one: as many as every operand's runs span
+/// (TensorSpec::dense_dims); all of them when every operand is dense.
+std::size_t flattened_dims(const Spec& spec);
 /// The Spec a Reshape node of `spec` implements: a Conv's matmul, or an elementwise op's flat form (see
 /// reshape_views for its operands).
 Spec reshape_child_spec(const Spec& spec);

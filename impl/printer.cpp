@@ -38,7 +38,7 @@ std::string tensor_comment(const TensorSpec& t) {
   if (t.dtype != Dtype::f32) out += " " + std::string(dtype_name(t.dtype));
   if (t.layout != Layout::row_major()) out += " " + layout_text(t.layout);
   if (t.vector_size != 0) out += " v" + std::to_string(t.vector_size);
-  if (!t.contiguous) out += " strided";
+  if (!t.contiguous) out += " strided" + (t.run_dims > 1 ? ":" + std::to_string(t.run_dims) : std::string());
   if (!t.aligned) out += " unaligned";
   if (t.shared) out += " shared";
   return out;

@@ -40,6 +40,19 @@ bool whole_register_panels(const TensorSpec& t, std::uint32_t vector_size) {
          t.layout.block % vector_size == 0 && t.aligned && 64 % (vector_size * dtype_bytes(t.dtype)) == 0;
 }
 
+/// The run dimensions of a row-major tile of shape `shape` of `t`: its innermost dimensions that are whole in `t`
+/// and the next one, as far as `t`'s own runs reach, less outer ones of extent 1 (which make no run longer: one
+/// Spec, not two, for a strip of single pixels).
+std::uint8_t tile_run_dims(const TensorSpec& t, const Shape& shape) {
+  if (t.layout.kind != Layout::Kind::row_major) return 1;
+  const std::size_t rank = shape.size();
+  std::size_t whole = 0;
+  while (whole < rank && shape[rank - 1 - whole] == t.shape[rank - 1 - whole]) ++whole;
+  std::size_t dims = std::max<std::size_t>(1, std::min(t.dense_dims(), whole + 1));
+  while (dims > 1 && shape[rank - dims] == 1) --dims;
+  return static_cast<std::uint8_t>(dims);
+}
+
 }  // namespace
 
 bool whole_lines(std::int64_t elements, Dtype dtype) {
@@ -86,10 +99,18 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
   tile.shape = shape;
   tile.contiguous = tile_is_contiguous(t.shape, shape, t.layout) && (t.contiguous || is_unit_stride_run(shape, t.layout));
   tile.contiguous |= within_one_block(t, shape, step) || volume(shape) == 1;  // one element is one run
+  // Of a strided t whose runs span several dimensions: one gap-free range when it lies within one of them.
+  const std::size_t rank = shape.size();
+  const std::size_t runs_over = t.dense_dims();
+  if (!tile.contiguous && runs_over > 1 && t.layout.kind == Layout::Kind::row_major) {
+    const Shape inner_whole(t.shape.end() - runs_over, t.shape.end()), inner(shape.end() - runs_over, shape.end());
+    tile.contiguous = tile_is_contiguous(inner_whole, inner, t.layout) &&
+                      std::all_of(shape.begin(), shape.end() - runs_over, [](std::int64_t e) { return e == 1; });
+  }
+  tile.run_dims = tile.contiguous ? 1 : tile_run_dims(t, shape);
   // Tiles start at multiples of `step`: aligned when every such start is a multiple of the alignment.
   const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   const std::int64_t align = t.level == Level::VRF || t.level == Level::RF ? bytes : 64;
-  const std::size_t rank = shape.size();
   bool aligned = t.aligned;
   if (t.layout.kind == Layout::Kind::blocked) {
     // [panels][other dimensions, row-major][block]: a panel step moves block * (other extents) elements.
@@ -107,18 +128,20 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
     tile.aligned = aligned;
     return tile;
   }
-  // A contiguous t's strides follow from its shape; a strided t's outside its innermost dimension are its buffer's,
-  // unknown here, but all whole lines when it is aligned (every run starts on a line), so steps along them keep
-  // the alignment. A strided tile of a contiguous t is aligned only when every run of it starts on a line: the
-  // strides it spans are whole lines (a panel of a 257-float-wide matrix is not: row k starts 4k bytes past one).
+  // A contiguous t's strides follow from its shape, and a strided t's within its runs; the others are its
+  // buffer's, unknown here, but all whole lines when it is aligned (every run starts on a line), so steps along
+  // them keep the alignment. A strided tile of a contiguous t is aligned only when every run of it starts on a
+  // line: the strides between its runs are whole lines (a panel of a 257-float-wide matrix's are not: row k starts
+  // 4k bytes past one).
   auto order = physical_order(t.layout, rank);
   std::int64_t stride = 1;
   for (std::size_t i = rank; i-- > 0;) {
     const std::size_t d = order[i];
     const bool innermost = i + 1 == rank;
-    if (innermost || t.contiguous) {
+    if (i + runs_over >= rank) {
+      const bool between_runs = !tile.contiguous && i + tile.run_dims < rank;
       if (step[d] < t.shape[d] && (step[d] * stride * bytes) % align != 0) aligned = false;
-      if (!innermost && !tile.contiguous && shape[d] > 1 && (stride * bytes) % align != 0) aligned = false;
+      if (!innermost && between_runs && shape[d] > 1 && (stride * bytes) % align != 0) aligned = false;
     }
     stride *= t.shape[d];
   }

@@ -117,8 +117,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// 25: slide on padded and strided convs (a window of the padded image's rows: no padded copy of the whole image).
 /// 26: a slide's body is serial (impl/node.cpp's loop_body_spec). 27: tile_out of a padded conv's batch and output
 /// channels (tile_out's precondition 7). 28: flatten of Move and Zero (a padded copy of 3-channel pixels as whole
-/// registers).
-inline constexpr int kEnumerateVersion = 28;
+/// registers). 29: flatten of strided operands whose runs span several dimensions (TensorSpec::run_dims: a padded
+/// image's interior copied as rows of whole registers).
+inline constexpr int kEnumerateVersion = 29;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

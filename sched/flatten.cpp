@@ -27,9 +27,9 @@ std::optional<NotApplicable> flatten_fails(const Flatten&, const Spec& spec, con
   }
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     const TensorSpec& t = spec.operands[i];
-    if (!t.contiguous || t.layout.kind != Layout::Kind::row_major) {
+    if (t.layout.kind != Layout::Kind::row_major || t.dense_dims() < 2) {
       return not_applicable("flatten", 5, "operand ", i, " (", shape_text(t.shape), " ", layout_text(t.layout),
-                            t.contiguous ? "" : ", strided", ") is not dense and row-major");
+                            t.contiguous ? "" : ", strided", ") is not row-major with runs over 2 dimensions or more");
     }
   }
   return std::nullopt;

@@ -31,6 +31,10 @@ struct TensorSpec {
   bool aligned = true;
   /// The elements occupy one gap-free range of the buffer (a tile of a wider buffer usually does not).
   bool contiguous = true;
+  /// Of a strided row-major operand: how many of its innermost dimensions its gap-free runs span (each of them but
+  /// the outermost whole in its buffer): 2 for the interior 1x224x224x3 of a padded 1x230x230x3 image, whose runs
+  /// are rows of 224 pixels. 1 when contiguous, for other layouts, and for runs along the innermost dimension only.
+  std::uint8_t run_dims = 1;
   /// A buffer this kernel writes on every call for a thread team (a padded image, a packing copy or a pipeline's
   /// intermediate made above a parallel loop): what one core reads of it, another core may have written (the cost
   /// model's cross-core lines). Never set on a caller's operand; canonical_spec clears it where no parallel loop
@@ -46,13 +50,22 @@ struct TensorSpec {
   /// Bytes the tensor's own buffer would take, padding of blocked layouts included.
   std::int64_t bytes() const { return layout.buffer_elements(shape) * static_cast<std::int64_t>(dtype_bytes(dtype)); }
   /// Elements of one gap-free run: all of them when contiguous, else a row along the innermost dimension (cut at
-  /// the block of a blocked layout).
+  /// the block of a blocked layout), or the innermost run_dims dimensions' elements.
   std::int64_t run_elements() const {
     if (contiguous || shape.empty()) return elements();
     const std::int64_t row = shape[layout.innermost_dim(rank())];
-    return layout.kind == Layout::Kind::blocked ? std::min<std::int64_t>(row, layout.block) : row;
+    if (layout.kind == Layout::Kind::blocked) return std::min<std::int64_t>(row, layout.block);
+    std::int64_t run = 1;
+    for (std::size_t d = rank() - std::min<std::size_t>(run_dims, rank()); d < rank(); ++d) run *= shape[d];
+    return layout.kind == Layout::Kind::row_major ? run : row;
   }
-  /// The gap-free runs the elements form in memory: 1 when contiguous, else one per row.
+  /// The innermost dimensions its gap-free runs span (row-major): all of them when contiguous. 1 for other
+  /// layouts' strided operands (0-dimensional tensors: 0).
+  std::size_t dense_dims() const {
+    if (contiguous) return rank();
+    return layout.kind == Layout::Kind::row_major ? run_dims : 1;
+  }
+  /// The gap-free runs the elements form in memory: 1 when contiguous, else one per run of run_elements().
   std::int64_t runs() const {
     const std::int64_t row = run_elements();
     return row > 0 ? (elements() + row - 1) / row : 0;
@@ -67,12 +80,13 @@ struct TensorSpec {
     boost::hash_combine(seed, t.vector_size);
     boost::hash_combine(seed, t.aligned);
     boost::hash_combine(seed, t.contiguous);
+    boost::hash_combine(seed, t.run_dims);
     boost::hash_combine(seed, t.shared);
     return seed;
   }
   template <class Archive>
   void serialize(Archive& ar) {
-    ar(shape, dtype, level, layout, vector_size, aligned, contiguous, shared);
+    ar(shape, dtype, level, layout, vector_size, aligned, contiguous, run_dims, shared);
   }
 };
 

@@ -51,7 +51,7 @@ std::string tensor_text(const TensorSpec& t) {
   out << ' ' << dtype_name(t.dtype) << ' ' << level_name(t.level) << ' ' << layout_text(t.layout);
   if (t.vector_size) out << " v" << t.vector_size;
   if (!t.aligned) out << " unaligned";
-  if (!t.contiguous) out << " strided";
+  if (!t.contiguous) out << " strided" << (t.run_dims > 1 ? ":" + std::to_string(t.run_dims) : "");
   if (t.shared) out << " shared";
   return out.str();
 }
@@ -301,12 +301,16 @@ Spec parse_spec(std::string_view text, const Target& target) {
           t.aligned = false;
         } else if (w == "strided") {
           t.contiguous = false;
+        } else if (w.size() > 8 && w.size() < 11 && w.starts_with("strided:") &&
+                   std::all_of(w.begin() + 8, w.end(), ::isdigit)) {
+          t.contiguous = false;
+          t.run_dims = static_cast<std::uint8_t>(std::stoul(w.substr(8)));
         } else if (w == "shared") {
           t.shared = true;
         } else if (w.size() > 1 && w.size() < 8 && w[0] == 'v' && std::all_of(w.begin() + 1, w.end(), ::isdigit)) {
           t.vector_size = static_cast<std::uint32_t>(std::stoul(w.substr(1)));
         } else {
-          p.fail("unknown tensor attribute (vN, unaligned, strided, shared)", i);
+          p.fail("unknown tensor attribute (vN, unaligned, strided, strided:N, shared)", i);
         }
         ++i;
       }

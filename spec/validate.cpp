@@ -29,6 +29,11 @@ void check_tensor(const TensorSpec& t, std::size_t i, const Target& target) {
   if (t.layout.kind == Layout::Kind::col_major && t.rank() < 2) {
     user_error("operand ", i, " is column-major but has rank ", t.rank());
   }
+  if (t.run_dims != 1 && (t.contiguous || t.layout.kind != Layout::Kind::row_major || t.run_dims < 1 ||
+                         t.run_dims >= t.rank())) {
+    user_error("operand ", i, " has runs over ", int(t.run_dims), " dimensions (strided:", int(t.run_dims),
+               "); only a strided row-major operand's runs span 2 to rank - 1 = ", t.rank() - 1, " dimensions");
+  }
   const std::uint32_t width = target.vector_elements(t.dtype);
   if (t.level == Level::VRF) {
     if (t.vector_size != width) {

@@ -294,6 +294,42 @@ TEST_CASE("slide windows of padded and strided convs through both backends: bord
   check_all_run(impls, target);
 }
 
+TEST_CASE("a padded image's interior copied as rows of its pixels (flatten of strided runs) through both backends",
+          "[codegen][flatten]") {
+  // Random padded convs (padding 1-3, stride 1-2, 1-5 channels, odd sizes): pad_image, then the copy of the image
+  // into the padded buffer's interior (strided, its runs rows of pixels: strided:2) flattened whole or in tiles
+  // of a few rows, each then one flat run per row; the rest completed by the DP.
+  RandomSchedules r(20261128);
+  INFO("seed " << r.seed << " (set KRIEK_SEED to replay)");
+  const Target& target = r.target;
+  auto dp = [&](const Spec& s) { return r.best(s); };
+  std::vector<ImplPtr> impls;
+  for (int i = 0; i < 6; ++i) {
+    const std::int64_t f = 2 * r.pick(1, 2) + 1, pad = r.pick(1, f - 1), stride = r.pick(1, 2);
+    const std::int64_t h = r.pick(f, 11), w = r.pick(f, 11), channels = r.pick(1, 5), filters = r.pick(1, 9);
+    const std::string text = "conv[stride=" + std::to_string(stride) + ",pad=" + std::to_string(pad) + "] 1x" +
+                             std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(channels) + " " +
+                             std::to_string(f) + "x" + std::to_string(f) + "x" + std::to_string(channels) + "x" +
+                             std::to_string(filters) + " f32";
+    INFO("spec " << text);
+    const Spec spec = parse_spec(text, target);
+    Schedule s = schedule(spec, target).apply(PadImage{i % 2 == 0 ? Level::L2 : Level::GL, Layout::row_major()});
+    const std::vector<OpenHole> holes = s.holes();
+    REQUIRE(holes.size() >= 3);
+    const OpenHole& copy = holes[holes.size() - 2];  // the interior's copy, before the conv
+    REQUIRE(std::holds_alternative<Move>(copy.spec.op));
+    CHECK(copy.spec.output().run_dims == 2);
+    s = s.focus(copy.name);
+    if (i % 3 == 2) s = s.tile_out({1, r.pick(1, h), w, channels});
+    s = s.apply(Flatten{});
+    const ImplPtr impl = s.complete(dp).impl();
+    const std::string printed = print_impl(impl);
+    CHECK(printed.find("flatten") != std::string::npos);
+    impls.push_back(impl);
+  }
+  check_all_run(impls, target);
+}
+
 TEST_CASE("emitted C of a small schedule (golden)", "[codegen][golden]") {
   const Target target = named_target("avx512");
   const Spec spec = parse_spec("matmul 4x2x32 f32", target);

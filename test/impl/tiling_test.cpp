@@ -134,3 +134,35 @@ TEST_CASE("a strided tile is aligned only when every run of it starts on a line"
   CHECK(tile_tensor(ts({6, 5}, Level::VRF, Layout::row_major(), 16), {6, 1}).aligned);
   CHECK_FALSE(tile_tensor(ts({6, 5}), {6, 1}).aligned);
 }
+
+TEST_CASE("a strided tensor's runs over several dimensions: its tiles' runs, contiguity and alignment", "[tiling]") {
+  // Rows of 32 pixels of 3 channels of a 224x224 RGB image: runs of 96 floats, rows 2688 bytes (42 lines) apart.
+  const TensorSpec image = ts({1, 224, 224, 3});
+  const TensorSpec rows = tile_tensor(image, {1, 2, 32, 3});
+  CHECK_FALSE(rows.contiguous);
+  CHECK(rows.run_dims == 2);
+  CHECK(rows.run_elements() == 96);
+  CHECK(rows.runs() == 2);
+  CHECK(rows.aligned);  // each run starts 384 bytes into a row of whole lines
+  CHECK(lines_touched(rows) == 2 * 6);
+  // The interior of its padded 1x230x230x3 buffer: runs of 224 pixels (strided:2), starting 3 pixels in.
+  TensorSpec interior = tile_tensor(ts({1, 230, 230, 3}), {1, 224, 224, 3});
+  CHECK(interior.run_dims == 2);
+  CHECK(interior.run_elements() == 672);
+  interior.aligned = false;
+  // A row of it is one run, and so is a piece of a row; rows of 5 pixels start 60 bytes apart: not aligned.
+  CHECK(tile_tensor(interior, {1, 1, 224, 3}).contiguous);
+  CHECK(tile_tensor(interior, {1, 1, 5, 3}).contiguous);
+  const TensorSpec two = tile_tensor(interior, {1, 2, 5, 3});
+  CHECK_FALSE(two.contiguous);
+  CHECK(two.run_dims == 2);
+  CHECK_FALSE(two.aligned);
+  // A column of single pixels: runs of 3 floats, the dimension of extent 1 no part of them (one Spec, not two).
+  const TensorSpec column = tile_tensor(interior, {1, 8, 1, 3});
+  CHECK(column.run_dims == 1);
+  CHECK(column.run_elements() == 3);
+  // Part of each pixel's channels: runs along the innermost dimension only, as before.
+  CHECK(tile_tensor(ts({1, 4, 4, 8}), {1, 4, 4, 4}).run_dims == 1);
+  // Other layouts keep runs along the innermost dimension.
+  CHECK(tile_tensor(ts({8, 8, 4}, Level::GL, Layout::col_major()), {4, 8, 4}).run_dims == 1);
+}

@@ -238,7 +238,8 @@ TEST_CASE("pad_image zeroes a buffer's border, moves the image in and convolves 
   CHECK(border[1].origin == Shape{0, 8, 0, 0});
   CHECK(border[2].origin == Shape{0, 1, 0, 0});
   CHECK(border[3].origin == Shape{0, 1, 7, 0});
-  CHECK(text(n->children[4]->spec) == "move (1x7x6x3 f32 GL row -> 1x7x6x3 f32 GL row unaligned strided)");
+  // The interior's runs are the image's rows of 6 pixels (strided:2), which flatten walks as rows of 18 floats.
+  CHECK(text(n->children[4]->spec) == "move (1x7x6x3 f32 GL row -> 1x7x6x3 f32 GL row unaligned strided:2)");
   CHECK(text(n->children[5]->spec) ==
         "conv[stride=2] (1x9x8x3 f32 GL row, 3x3x3x4 f32 GL row -> 1x4x3x4 f32 GL row)");
   // Padding in one dimension only: two strips.
@@ -249,7 +250,7 @@ TEST_CASE("pad_image zeroes a buffer's border, moves the image in and convolves 
   // The left strip starts where the buffer does, but its rows (120 bytes apart) do not all start on a line.
   const Spec cols = parse_spec("conv[pad=0x2] 1x7x6x3 3x3x3x4 f32", avx512());
   CHECK(text(applied(PadImage{Level::GL, Layout::row_major()}, cols)->children[0]->spec) ==
-        "zero (-> 1x7x2x3 f32 GL row unaligned strided)");
+        "zero (-> 1x7x2x3 f32 GL row unaligned strided:2)");
   CHECK(action_text(PadImage{Level::L2, Layout::row_major()}) == "pad_image L2 row");
   // Padding, stride 2, taps one at a time, then the matmul view of each output row.
   std::mt19937_64 rng(test_seed(10));
@@ -264,6 +265,15 @@ TEST_CASE("pad_image zeroes a buffer's border, moves the image in and convolves 
                            .apply(ToMatmul{})
                            .complete();
   CHECK(interprets_reference(sch.impl(), rng));
+  // The interior's copy flattened into 7 rows of 18 floats, each tiled in 4 pieces that straddle pixels.
+  const Schedule flat = schedule(s, avx512())
+                            .apply(PadImage{Level::GL, Layout::row_major()})
+                            .focus("h5")
+                            .apply(Flatten{})
+                            .tile_out({1, 1, 5})
+                            .complete();
+  CHECK_THAT(print_impl(flat.impl()), Contains("1x7x18 <- imgp)"));
+  CHECK(interprets_reference(flat.impl(), rng));
 }
 
 TEST_CASE("pad_image takes out the stride of a strided pointwise conv", "[sched][pad_image]") {

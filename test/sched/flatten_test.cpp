@@ -4,7 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.h"
+#include "impl/node.h"
 #include "impl/printer.h"
+#include "impl/tiling.h"
 #include "sched/enumerate.h"
 #include "sched/flatten.h"
 #include "sched/schedule.h"
@@ -59,13 +61,38 @@ TEST_CASE("flatten (4): operands in memory", "[sched][flatten]") {
   CHECK_THAT(reason(Flatten{}, s), Contains("flatten (4): operand 1 is in VRF"));
 }
 
-TEST_CASE("flatten (5): dense row-major operands", "[sched][flatten]") {
+TEST_CASE("flatten (5): row-major operands whose runs span 2 dimensions or more", "[sched][flatten]") {
   Spec s = relu({4, 5});
   s.operands[0].contiguous = false;  // a tile of part of each row
-  CHECK_THAT(reason(Flatten{}, s), Contains("flatten (5): operand 0 (4x5 row, strided) is not dense and row-major"));
+  CHECK_THAT(reason(Flatten{}, s), Contains("flatten (5): operand 0 (4x5 row, strided) is not row-major with runs "
+                                            "over 2 dimensions or more"));
   s = relu({4, 5});
   s.operands[1] = ts({4, 5}, Level::GL, Layout::col_major());
-  CHECK_THAT(reason(Flatten{}, s), Contains("flatten (5): operand 1 (4x5 col) is not dense and row-major"));
+  CHECK_THAT(reason(Flatten{}, s), Contains("flatten (5): operand 1 (4x5 col) is not row-major with runs over 2"));
+  s = relu({2, 4, 5});
+  s.operands[0].contiguous = false;
+  s.operands[0].run_dims = 2;  // runs of whole 4x5 planes: flat within each
+  CHECK_FALSE(flatten_fails(Flatten{}, s, avx512()));
+}
+
+TEST_CASE("flatten merges the dimensions that every operand's runs span", "[sched][flatten]") {
+  const Target& t = avx512();
+  // Rows of 6 pixels of 3 channels copied into the interior of a padded image: 7 runs of 18 floats each.
+  const Spec copy = parse_spec("move (1x7x6x3 f32 GL row -> 1x7x6x3 f32 L2 row unaligned strided:2)", t);
+  const ImplPtr n = applied(Flatten{}, copy);
+  CHECK(text(n->children[0]->spec) == "move (1x7x18 f32 GL row -> 1x7x18 f32 L2 row unaligned strided)");
+  CHECK(reshape_views(copy)[1] == std::vector<ViewDim>{ViewDim{0, 1}, ViewDim{1, 1}, ViewDim{3, 1, 1}});
+  // A row of the flat child is one run, contiguous: it flattens no further (rank 1 is flat).
+  const TensorSpec row = tile_tensor(n->children[0]->spec.output(), {1, 1, 18});
+  CHECK(row.contiguous);
+  // Runs over 3 dimensions in one operand, 2 in the other: 2 are merged, the first keeps runs over 2 of 3.
+  const Spec mixed = parse_spec("relu (2x3x4x5 f32 GL row strided:3 -> 2x3x4x5 f32 GL row strided:2)", t);
+  CHECK(text(applied(Flatten{}, mixed)->children[0]->spec) ==
+        "relu (2x3x20 f32 GL row strided:2 -> 2x3x20 f32 GL row strided)");
+  // The text form round-trips, and runs over as many dimensions as the operand has are refused.
+  CHECK(spec_text(parse_spec(spec_text(copy), t)) == spec_text(copy));
+  CHECK_THROWS_WITH(parse_spec("relu (2x3 f32 GL row strided:2 -> 2x3 f32 GL row)", t),
+                    Contains("operand 0 has runs over 2 dimensions (strided:2)"));
 }
 
 TEST_CASE("flatten walks whole rows as one run, from any origin", "[sched][flatten]") {
