@@ -274,10 +274,7 @@ TEST_CASE("slide windows of padded and strided convs through both backends: bord
     const std::int64_t pad = pick(i % 2, std::min<std::int64_t>(3, f - 1));
     const std::int64_t stride = pick(1, 3), h = pick(f, 13), w = pick(f, 13);
     const std::int64_t channels = i % 3 == 0 ? 16 : pick(1, 5), filters = i % 3 == 0 ? 16 : pick(1, 9);
-    const std::string text = "conv[stride=" + std::to_string(stride) + ",pad=" + std::to_string(pad) + "] 1x" +
-                             std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(channels) + " " +
-                             std::to_string(f) + "x" + std::to_string(f) + "x" + std::to_string(channels) + "x" +
-                             std::to_string(filters) + " f32";
+    const std::string text = conv_text(h, w, channels, f, filters, stride, pad);
     INFO("spec " << text);
     const Spec spec = parse_spec(text, target);
     const auto dim = static_cast<std::uint8_t>(1 + i % 2);
@@ -307,10 +304,7 @@ TEST_CASE("a padded image's interior copied as rows of its pixels (flatten of st
   for (int i = 0; i < 6; ++i) {
     const std::int64_t f = 2 * r.pick(1, 2) + 1, pad = r.pick(1, f - 1), stride = r.pick(1, 2);
     const std::int64_t h = r.pick(f, 11), w = r.pick(f, 11), channels = r.pick(1, 5), filters = r.pick(1, 9);
-    const std::string text = "conv[stride=" + std::to_string(stride) + ",pad=" + std::to_string(pad) + "] 1x" +
-                             std::to_string(h) + "x" + std::to_string(w) + "x" + std::to_string(channels) + " " +
-                             std::to_string(f) + "x" + std::to_string(f) + "x" + std::to_string(channels) + "x" +
-                             std::to_string(filters) + " f32";
+    const std::string text = conv_text(h, w, channels, f, filters, stride, pad);
     INFO("spec " << text);
     const Spec spec = parse_spec(text, target);
     Schedule s = schedule(spec, target).apply(PadImage{i % 2 == 0 ? Level::L2 : Level::GL, Layout::row_major()});

@@ -69,6 +69,13 @@ RandomSchedules::RandomSchedules(std::uint64_t fallback)
       target(named_target(host_runs(named_target("avx512")) ? "avx512" : "avx2")),
       synth(target, CostModel::for_target(target), SynthOptions{2}) {}
 
+std::string conv_text(std::int64_t h, std::int64_t w, std::int64_t channels, std::int64_t window,
+                      std::int64_t filters, std::int64_t stride, std::int64_t pad) {
+  const auto s = [](std::int64_t v) { return std::to_string(v); };
+  return "conv[stride=" + s(stride) + ",pad=" + s(pad) + "] 1x" + s(h) + "x" + s(w) + "x" + s(channels) + " " +
+         s(window) + "x" + s(window) + "x" + s(channels) + "x" + s(filters) + " f32";
+}
+
 ImplPtr RandomSchedules::best(const Spec& spec) { return *synth.best(spec, capacities(target)); }
 
 std::int64_t RandomSchedules::pick(std::int64_t lo, std::int64_t hi) {

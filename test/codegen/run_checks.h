@@ -6,6 +6,7 @@
 #include <functional>
 #include <initializer_list>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "codegen/compile.h"
@@ -27,6 +28,11 @@ void check_runs(const ImplPtr& impl, const Target& target, int threads = 0);
 
 /// The same for many Impls, compiled as one library.
 void check_all_run(const std::vector<ImplPtr>& impls, const Target& target);
+
+/// The text of a conv of one image of h x w pixels of `channels`, `filters` square windows of `window` pixels,
+/// with `stride` and `pad`: `conv[stride=2,pad=1] 1x9x7x3 3x3x3x5 f32`.
+std::string conv_text(std::int64_t h, std::int64_t w, std::int64_t channels, std::int64_t window,
+                      std::int64_t filters, std::int64_t stride, std::int64_t pad);
 
 /// What the seeded random-schedule tests share: the host's vector target (avx512, else avx2), the DP on it to
 /// complete schedules, and a generator seeded by KRIEK_SEED or `fallback` (the test prints `seed`).
