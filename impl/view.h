@@ -74,9 +74,26 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
     KRIEK_ASSERT(shape[d] <= 1 || (shape[d] - 1) * m.step < extent, "reshape dimension ", d, " of ", shape[d],
                  " steps of ", m.step, " leaves the extent ", extent);
     if (m.spans > 0) {
-      KRIEK_ASSERT(v.dims.empty() && v.layout.kind == Layout::Kind::row_major,
-                   "a walk across dimensions needs a plain row-major view");
-      out.dims.push_back(m);
+      KRIEK_ASSERT(v.layout.kind == Layout::Kind::row_major && m.step == 1,
+                   "a walk across dimensions needs a row-major view and steps of one element");
+      if (v.dims.empty()) {
+        out.dims.push_back(m);
+        continue;
+      }
+      // Across dimensions of a view that walk consecutive buffer dimensions one element a step (a flatten of a
+      // conv's output seen as a matmul's): the same walk across those buffer dimensions. Dimensions of extent 1
+      // are never walked past.
+      const ViewDim& last = v.dims[m.dim];
+      std::size_t lowest = last.dim - last.spans;
+      for (std::size_t s = m.dim; s-- > m.dim - m.spans;) {
+        if (v.shape[s] == 1) continue;
+        const ViewDim& w = v.dims[s];
+        KRIEK_ASSERT(w.step == 1 && w.dim + 1 == lowest, "a walk across view dimension ", s,
+                     ", which does not continue into the buffer dimension before ", lowest);
+        lowest = w.dim - w.spans;
+      }
+      KRIEK_ASSERT(last.step == 1, "a walk across dimensions from a view dimension of step ", last.step);
+      out.dims.push_back(ViewDim{last.dim, 1, last.dim - lowest});
       continue;
     }
     const ViewDim inner = v.dims.empty() ? ViewDim{m.dim, 1} : v.dims[m.dim];

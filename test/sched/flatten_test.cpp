@@ -133,3 +133,20 @@ TEST_CASE("a relu of odd rows flattened into whole registers (golden)", "[sched]
   std::mt19937_64 rng(test_seed(22));
   CHECK(interprets_reference(sch.impl(), rng));
 }
+
+TEST_CASE("flatten of a move of a conv's output seen as a matmul's walks the buffer's dimensions", "[sched][flatten]") {
+  // The load of the output of a 1x1 conv's as_matmul (a view of 2 of the output's 4 dimensions), flattened: the
+  // walk across the view's dimensions is one across the buffer's (impl/view.h's reshaped; it asserted before).
+  const Target& t = avx512();
+  const Spec s = parse_spec("conv[acc] (1x1x3x2 f32 L2 row, 1x1x2x5 f32 GL row -> 1x1x3x5 f32 L1 row unaligned)", t);
+  const Schedule moved = schedule(s, t).apply(ToMatmul{}).move_output(Level::L1);
+  const std::vector<OpenHole> holes = moved.holes();
+  const auto load = std::find_if(holes.begin(), holes.end(), [](const OpenHole& h) {
+    return std::holds_alternative<Move>(h.spec.op) && h.spec.output().aligned;  // the load into the copy
+  });
+  REQUIRE(load != holes.end());
+  const Schedule sch = moved.focus(load->name).apply(Flatten{}).complete();
+  CHECK_THAT(print_impl(sch.impl()), Contains("flatten (outVV: 15 <- outV"));
+  std::mt19937_64 rng(test_seed(23));
+  CHECK(interprets_reference(sch.impl(), rng));
+}
