@@ -62,6 +62,11 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
   V out = v;
   out.shape = shape;
   out.dims.clear();
+  // A buffer whose layout places its elements where row-major does (a column-major 1x3x1) is walked as row-major:
+  // a walk across dimensions wraps into the next by row-major offsets.
+  if (out.layout.kind != Layout::Kind::row_major && out.layout.same_placement(Layout::row_major(), v.buffer)) {
+    out.layout = Layout::row_major();
+  }
   for (std::size_t d = 0; d < map.size(); ++d) {
     const ViewDim& m = map[d];
     KRIEK_ASSERT(m.dim < v.rank() && m.spans <= m.dim, "reshape walks dimension ", m.dim, " (and ", m.spans,
@@ -74,7 +79,7 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
     KRIEK_ASSERT(shape[d] <= 1 || (shape[d] - 1) * m.step < extent, "reshape dimension ", d, " of ", shape[d],
                  " steps of ", m.step, " leaves the extent ", extent);
     if (m.spans > 0) {
-      KRIEK_ASSERT(v.layout.kind == Layout::Kind::row_major && m.step == 1,
+      KRIEK_ASSERT(out.layout.kind == Layout::Kind::row_major && m.step == 1,
                    "a walk across dimensions needs a row-major view and steps of one element");
       if (v.dims.empty()) {
         out.dims.push_back(m);

@@ -118,7 +118,8 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// 26: a slide's body is serial (impl/node.cpp's loop_body_spec). 27: tile_out of a padded conv's batch and output
 /// channels (tile_out's precondition 7). 28: flatten of Move and Zero (a padded copy of 3-channel pixels as whole
 /// registers). 29: flatten of strided operands whose runs span several dimensions (TensorSpec::run_dims: a padded
-/// image's interior copied as rows of whole registers).
+/// image's interior copied as rows of whole registers); an elementwise op's operand moves to VRF only in the
+/// placement of the others there (move_to's precondition 10).
 inline constexpr int kEnumerateVersion = 29;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.

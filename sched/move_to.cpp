@@ -25,8 +25,8 @@ bool row_runs(const TensorSpec& t) {
          (t.contiguous && t.elements() == t.shape.back() && t.layout.same_placement(Layout::row_major(), t.shape));
 }
 
-/// Why no vector kernel could read or write operand `i` of `spec` in VRF, or nullopt.
-Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width, bool panels) {
+/// Why no vector kernel could read or write operand `i` of `spec` in VRF in `layout`, or nullopt.
+Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width, const Layout& layout, bool panels) {
   const auto fail = [&](const auto&... why) { return not_applicable("move_to", 10, why...); };
   if (std::holds_alternative<Move>(spec.op)) {
     const TensorSpec& other = spec.operands[1 - i];
@@ -40,11 +40,19 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width, bo
     }
     return std::nullopt;
   }
-  if (std::holds_alternative<Zero>(spec.op) || std::holds_alternative<Unary>(spec.op)) return std::nullopt;
-  if (std::holds_alternative<Binary>(spec.op)) {
+  if (std::holds_alternative<Zero>(spec.op)) return std::nullopt;
+  if (std::holds_alternative<Unary>(spec.op) || std::holds_alternative<Binary>(spec.op)) {
     // vec_binary reads an input of another shape only as one broadcast element, in memory.
     if (spec.operands[i].shape != spec.output().shape) {
       return fail("vector kernels broadcast an input from memory, not ", shape_text(spec.operands[i].shape), " in VRF");
+    }
+    // Lane by lane: the operands in registers hold their elements in the same places.
+    for (std::size_t j = 0; j < spec.operands.size(); ++j) {
+      const TensorSpec& other = spec.operands[j];
+      if (j != i && other.level == Level::VRF && !other.layout.same_placement(layout, other.shape)) {
+        return fail("operand ", j, " is in VRF ", layout_text(other.layout), "; an elementwise vector kernel reads and ",
+                    "writes its registers lane by lane, so not ", layout_text(layout));
+      }
     }
     return std::nullopt;
   }
@@ -166,7 +174,7 @@ Why fails(const MoveTo& a, const Spec& spec, const Target& target) {
     }
   }
   if (a.level == Level::VRF) {
-    if (Why w = vector_kernel_fails(spec, a.operand, width, panels)) return w;
+    if (Why w = vector_kernel_fails(spec, a.operand, width, a.layout, panels)) return w;
   }
   if (a.copy && !(keeps_placement(a, t, target) && !t.contiguous)) {
     return not_applicable("move_to", 12, "copy packs a strided operand into a cache in its own placement, where a ",

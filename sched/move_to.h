@@ -25,7 +25,8 @@ namespace kriek {
 ///   (9) register files do not mix: no move to VRF while another operand is in RF, nor to RF while an
 ///       operand is in VRF (no kernel reads both);
 ///   (10) a vector kernel can serve the operand in VRF: either side of a Move whose other side is contiguous
-///       row-major memory, Zero's output, Unary operands, Binary operands of the output's shape (a broadcast input stays in memory), a rank-2
+///       row-major memory, Zero's output, Unary and Binary operands of the output's shape (a broadcast input stays
+///       in memory) placed as any other operand in VRF (the kernels go lane by lane), a rank-2
 ///       Matmul's (or a batch of 1's) rhs or output when the lhs is in memory and n is a multiple of the vector size (any n
 ///       in register panels), a ReduceSum's output in whole registers or register panels (vec_sum_rows, or over
 ///       the input's innermost axis vec_sum_runs: a register of rows' sums, partial for fewer rows), a Conv's output in

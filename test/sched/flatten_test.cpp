@@ -150,3 +150,17 @@ TEST_CASE("flatten of a move of a conv's output seen as a matmul's walks the buf
   std::mt19937_64 rng(test_seed(23));
   CHECK(interprets_reference(sch.impl(), rng));
 }
+
+TEST_CASE("flatten of a view of a column-major buffer placed as row-major walks it by row-major offsets",
+          "[sched][flatten]") {
+  // The zero of an accumulating matmul's output, a view (as_matmul) of a slide's 1x1x1 tile of a column-major
+  // 1x3x1 output: the buffer's elements are where row-major would put them, and the flat walk wraps as row-major
+  // (seed 25 of the sched property test asserted here).
+  const Target& t = avx512();
+  const Spec s = parse_spec("conv (1x3 f32 L2 row unaligned, 1x1x1 f32 GL blk1:4 -> 1x3x1 f32 L1 col)", t);
+  const Schedule sch =
+      schedule(s, t).slide(1, 1, Level::L1).apply(ToMatmul{}).to_accum().focus("h1").apply(Flatten{}).complete();
+  CHECK_THAT(print_impl(sch.impl()), Contains("flatten ("));
+  std::mt19937_64 rng(test_seed(24));
+  CHECK(interprets_reference(sch.impl(), rng));
+}
