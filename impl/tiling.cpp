@@ -99,6 +99,12 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
   tile.shape = shape;
   tile.contiguous = tile_is_contiguous(t.shape, shape, t.layout) && (t.contiguous || is_unit_stride_run(shape, t.layout));
   tile.contiguous |= within_one_block(t, shape, step) || volume(shape) == 1;  // one element is one run
+  // A dense t whose layout places its elements where row-major does (one panel of blk1:4 over 4 columns, a
+  // column-major 1x3x1) tiles as a row-major one: vec_load and vec_store reach whatever move_to let into VRF.
+  if (!tile.contiguous && t.contiguous && t.layout.kind != Layout::Kind::row_major &&
+      t.layout.same_placement(Layout::row_major(), t.shape)) {
+    tile.contiguous = tile_is_contiguous(t.shape, shape, Layout::row_major());
+  }
   // Of a strided t whose runs span several dimensions: one gap-free range when it lies within one of them.
   const std::size_t rank = shape.size();
   const std::size_t runs_over = t.dense_dims();

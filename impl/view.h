@@ -78,7 +78,11 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
     }
     KRIEK_ASSERT(shape[d] <= 1 || (shape[d] - 1) * m.step < extent, "reshape dimension ", d, " of ", shape[d],
                  " steps of ", m.step, " leaves the extent ", extent);
-    if (m.spans > 0) {
+    // A walk across dimensions of extent 1 never wraps: it is one along the innermost (a flat 1x1 tile of a
+    // column-major output seen as a matmul's).
+    bool wraps = false;
+    for (std::size_t s = m.dim - m.spans; s < m.dim; ++s) wraps |= v.shape[s] > 1;
+    if (wraps) {
       KRIEK_ASSERT(out.layout.kind == Layout::Kind::row_major && m.step == 1,
                    "a walk across dimensions needs a row-major view and steps of one element");
       if (v.dims.empty()) {
@@ -102,7 +106,7 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
       continue;
     }
     const ViewDim inner = v.dims.empty() ? ViewDim{m.dim, 1} : v.dims[m.dim];
-    out.dims.push_back(ViewDim{inner.dim, inner.step * m.step});
+    out.dims.push_back(ViewDim{inner.dim, inner.step * m.step, inner.spans});
   }
   for (std::size_t d = 0; d < v.rank(); ++d) {
     KRIEK_ASSERT(walked[d] || v.shape[d] == 1, "reshape drops dimension ", d, " of extent ", v.shape[d]);

