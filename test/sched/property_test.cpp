@@ -2,6 +2,7 @@
 // deep, each on a random open hole, drawn from enumerate_actions plus explicit boundary-leaving tiles, splits,
 // slides, moves and bufferizes with random sizes and layouts) give partial Impls that the interpreter runs
 // (holes by reference) to the reference's answer; every fourth one is also completed by the default schedule.
+// 20,000 cases a run (1.5 s): at 2,000, one seed in about 25 found a bug that the CI seed did not.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -108,7 +109,7 @@ TEST_CASE("random action sequences on random holes compute the reference", "[sch
   const auto start = std::chrono::steady_clock::now();
   int cases = 0, steps = 0, explicit_steps = 0;
   std::array<int, std::variant_size_v<Action>> per_kind{};
-  for (int round = 0; round < 250; ++round) {
+  for (int round = 0; round < 2500; ++round) {
     for (int kind = 0; kind < kRandomKinds; ++kind) {
       const Spec spec = random_spec(rng, kind);
       ImplPtr root = make_hole(spec);
@@ -144,7 +145,7 @@ TEST_CASE("random action sequences on random holes compute the reference", "[sch
             << " off the grid) in " << s << " s; per kind (tile_out .. select):";
   for (int n : per_kind) std::cout << ' ' << n;
   std::cout << '\n';
-  for (int n : per_kind) CHECK(n > 3);  // every kind reached (the rarest about 20 times, 9 under some seeds)
-  CHECK(cases >= 500);
+  for (int n : per_kind) CHECK(n > 40);  // every kind reached (the rarest about 240 times)
+  CHECK(cases >= 5000);
   CHECK(s < 30);
 }
