@@ -137,7 +137,7 @@ const std::string& vocabulary_schema() {
     s += ";canonical=" + std::to_string(kCanonicalRulesVersion) +
          ",parallel_min=" + std::to_string(static_cast<std::int64_t>(kParallelMinFlops)) +
          ",parallel_min_elements=" + std::to_string(kParallelMinElements) +
-         ";enumerate=" + std::to_string(kEnumerateVersion) + ";classes=";
+         ";enumerate=" + std::to_string(kEnumerateVersion) + ";classes=v" + std::to_string(kClassRulesVersion) + ":";
     for (Level l : kAllLevels) s += std::to_string(kSmallestClass[static_cast<std::size_t>(l)]) + ",";
     s += ";register_classes=" + std::to_string(kRegistersByPresence);
     return s;

@@ -29,6 +29,9 @@ struct Target;
 /// (matmul 1000^3 on 2 threads 34.3 -> 21.7 s, peak RSS 1.65 -> 1.15 GB); classes from 256 KiB and 8 KiB first
 /// moved one (82x99x63, +0.06%). Registers keep every class in Specs with a register operand (class_cap below).
 inline constexpr std::array<std::int64_t, kLevelCount> kSmallestClass = {1, 32 * 1024, 1024, 1, 1};
+/// The version of how plans are classed, in DP tables' vocabulary (cache/action_codec.cpp). 2: a fold classes a
+/// plan by its peak beside the action's own buffers, the class its frontier entry has (synth/fold.cpp).
+inline constexpr int kClassRulesVersion = 2;
 
 /// Bytes per Level (indexed by the Level enum).
 static_assert(kLevelCount - 1 <= 8, "coarse_key packs one byte per bounded level");

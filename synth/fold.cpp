@@ -16,7 +16,9 @@ class Step {
   /// Sets `out` to what pareto_keep would keep of every product of `partial` with the entries of `child`
   /// (weighted by `weight`) that fit `capacity` beside `own`, in generation order p by p and j by j, without
   /// building them all: products are grouped by memory class as they are made (a product's class is the bytewise
-  /// maximum of its factors', coarse_max; it fits when both factors do, peaks combining by maximum), each class
+  /// maximum of its factors', coarse_max; it fits when both factors do, peaks combining by maximum) of the peak
+  /// beside `own`, as the action's frontier entry is classed (two peaks of one class alone may fall into two
+  /// beside `own`, and the plan that fits a limit there was lost), each class
   /// keeping its first product in `before` order; then the classes, sorted, drop those an earlier one dominates.
   /// Partial p stops at the first entry of a higher cost than one no larger in any class than p's own: every
   /// later entry makes a product in a class no smaller and at a higher cost.
@@ -47,22 +49,22 @@ class Step {
     fitting_.clear();
     for (std::size_t j = 0; j < child.size(); ++j) {
       if (!own.plus(child[j].peak).fits(capacity)) continue;
-      child_keys_.push_back(class_key(child[j].peak, cap));
+      child_keys_.push_back(class_key(own.plus(child[j].peak), cap));
       fitting_.push_back(static_cast<std::uint32_t>(j));
     }
     best_.clear();
     keys_.clear();
     table_.assign(64, {kEmpty, 0});
     for (std::size_t p = 0; p < partial.size(); ++p) {
-      const std::uint64_t own_key = class_key(partial[p].peak, cap);
+      const std::uint64_t partial_key = class_key(own.plus(partial[p].peak), cap);
       bool stopping = false;
       Cost stop_cost = 0;
       for (std::size_t f = 0; f < fitting_.size(); ++f) {
         const FrontierPoint& e = child[fitting_[f]];
         const Cost cost = partial[p].cost + weight * e.cost;
         if (stopping && cost > stop_cost) break;
-        const std::uint64_t key = coarse_max(own_key, child_keys_[f]);
-        if (key == own_key && !stopping) {
+        const std::uint64_t key = coarse_max(partial_key, child_keys_[f]);
+        if (key == partial_key && !stopping) {
           stopping = true;
           stop_cost = cost;
         }

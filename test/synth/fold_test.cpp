@@ -33,7 +33,8 @@ std::vector<FrontierPoint> random_frontier(std::mt19937_64& rng, bool wide) {
   return out;
 }
 
-/// The definition: all fitting products step by step, p by p and j by j, then pareto_keep.
+/// The definition: all fitting products step by step, p by p and j by j, then pareto_keep by the classes of their
+/// peaks beside the action's own buffers (the classes of the frontier entries they become).
 std::vector<std::vector<Partial>> naive_fold(const std::vector<std::vector<FrontierPoint>>& child, const NodeCost& nc,
                                              const MemoryUse& capacity, std::uint64_t cap) {
   std::vector<std::vector<Partial>> steps(child.size() + 1);
@@ -46,9 +47,18 @@ std::vector<std::vector<Partial>> naive_fold(const std::vector<std::vector<Front
         if (nc.own.plus(q.peak).fits(capacity)) steps[i + 1].push_back(q);
       }
     }
+    struct Beside {
+      Partial q;
+      MemoryUse peak;  // q's beside the own buffers
+    };
+    std::vector<Beside> beside;
+    for (const Partial& q : steps[i + 1]) beside.push_back(Beside{q, nc.own.plus(q.peak)});
     pareto_keep(
-        steps[i + 1],
-        [](const Partial& a, const Partial& b) { return a.cost != b.cost ? a.cost < b.cost : a.peak < b.peak; }, cap);
+        beside,
+        [](const Beside& a, const Beside& b) { return a.q.cost != b.q.cost ? a.q.cost < b.q.cost : a.q.peak < b.q.peak; },
+        cap);
+    steps[i + 1].clear();
+    for (const Beside& b : beside) steps[i + 1].push_back(b.q);
     if (steps[i + 1].empty()) {
       steps.back().clear();
       break;
@@ -71,6 +81,7 @@ TEST_CASE("fold keeps exactly the partials of all products filtered in generatio
     f.nc.base = static_cast<Cost>(rng() % 100);
     for (std::size_t i = 0; i < child.size(); ++i) f.nc.weights.push_back(static_cast<Cost>(rng() % 4));  // 0 too
     f.nc.own[Level::L1] = static_cast<std::int64_t>(rng() % 2) * 512;
+    f.nc.own[Level::VRF] = static_cast<std::int64_t>(rng() % 3) * 320;  // moves classes' boundaries
     MemoryUse capacity;
     if (rng() % 2) capacity[Level::L1] = 4096;
     if (rng() % 3 == 0) capacity[Level::VRF] = wide ? 1 << 20 : 1024;
