@@ -188,9 +188,9 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
       t.tile[d] = grids[d][at[d]];
       slab = slab || (slabs[d] != 0 && t.tile[d] == slabs[d]);
     }
-    if (t.tile != shape && !tile_out_fails(t, spec, target)) {
+    if (!tile_out_fails(t, spec, target)) {  // the whole output only where it leaves unread image rows out
       if (!slab) out.emplace_back(t);
-      if (!spec.serial_only && worthwhile) out.emplace_back(TileOut{t.tile, true});
+      if (!spec.serial_only && worthwhile && t.tile != shape) out.emplace_back(TileOut{t.tile, true});
     }
     std::size_t d = rank;
     while (d > 0 && ++at[d - 1] == grids[d - 1].size()) at[--d] = 0;

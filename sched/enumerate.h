@@ -120,8 +120,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// registers). 29: flatten of strided operands whose runs span several dimensions (TensorSpec::run_dims: a padded
 /// image's interior copied as rows of whole registers); an elementwise op's operand moves to VRF only in the
 /// placement of the others there (move_to's precondition 10). 30: a dense operand whose layout places it as
-/// row-major does (one panel of blk1:64 over 64 columns) tiles as row-major (impl/tiling.cpp).
-inline constexpr int kEnumerateVersion = 30;
+/// row-major does (one panel of blk1:64 over 64 columns) tiles as row-major (impl/tiling.cpp). 31: a tile of the
+/// whole output of an unpadded conv whose image has rows or columns it never reads (tile_out's precondition 3).
+inline constexpr int kEnumerateVersion = 31;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

@@ -5,6 +5,9 @@
 // its output's map, last stage first, so convolution halos add up.
 #include "sched/tile_out.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "sched/support.h"
 #include "spec/conv_geometry.h"
 #include "spec/overloaded.h"
@@ -110,10 +113,30 @@ PerOperand<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out_
 }
 
 /// The output map of a loop whose axes are the output dimensions where `tile` is below the extent, in order.
-OperandMap output_axes(const Shape& output, const Shape& tile, LoopAxes& axes) {
+/// The output dimensions of an unpadded conv whose image has rows (or columns) past the last window, which no
+/// output reads (a stride that does not divide what the last window leaves).
+std::vector<bool> unread_dims(const Spec& spec) {
+  std::vector<bool> unread(spec.output().rank(), false);
+  const auto* conv = std::get_if<Conv>(&spec.op);
+  if (conv == nullptr || conv->padded()) return unread;
+  const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
+  for (std::size_t s = 0; s < 2; ++s) unread[g.row_dim + s] = g.window(s, g.out(s)) < g.image(s);
+  return unread;
+}
+
+bool whole_tile_shrinks(const Spec& spec) {
+  const std::vector<bool> unread = unread_dims(spec);
+  return std::find(unread.begin(), unread.end(), true) != unread.end();
+}
+
+/// The output's map and the loop's axes: one per tiled dimension, and, for a tile of the whole output (tile_out's
+/// precondition 3), one of a single step per dimension of `unread`, whose image window then leaves those rows out.
+OperandMap output_axes(const Shape& output, const Shape& tile, const std::vector<bool>& unread,
+                       LoopAxes& axes) {
   OperandMap m(output.size(), kWhole);
+  const bool whole = tile == output;
   for (std::size_t d = 0; d < output.size(); ++d) {
-    if (tile[d] >= output[d]) continue;
+    if (tile[d] >= output[d] && !(whole && unread[d])) continue;
     m[d] = DimMap{static_cast<std::int8_t>(axes.size()), 0, 1};
     axes.push_back(LoopAxis{output[d], tile[d]});
   }
@@ -125,7 +148,7 @@ Loop tile_loop(const TileOut& action, const Spec& spec) {
   Loop loop;
   loop.kind = LoopKind::tile;
   loop.parallel = action.parallel;
-  const OperandMap out = output_axes(spec.output().shape, action.tile, loop.axes);
+  const OperandMap out = output_axes(spec.output().shape, action.tile, unread_dims(spec), loop.axes);
   loop.operands = output_tile_maps(spec, out);
   return loop;
 }
@@ -145,8 +168,9 @@ Why shape_fails(const TileOut& action, const Spec& spec) {
                             " exceeds the output's ", out[d]);
     }
   }
-  if (action.tile == out) {
-    return not_applicable("tile_out", 3, "tile ", shape_text(action.tile), " is the whole output");
+  if (action.tile == out && !whole_tile_shrinks(spec)) {
+    return not_applicable("tile_out", 3, "tile ", shape_text(action.tile), " is the whole output (and the "
+                          "image has no rows or columns the conv does not read)");
   }
   if (action.parallel && spec.serial_only) {
     return not_applicable("tile_out", 4, "a parallel loop in a serial_only Spec");

@@ -9,7 +9,9 @@ namespace kriek {
 /// Preconditions:
 ///   (1) the tile's rank equals the output's;
 ///   (2) every tile extent is at least 1 and at most the output's extent in that dimension;
-///   (3) the tile differs from the output's shape (some dimension is tiled);
+///   (3) the tile differs from the output's shape (some dimension is tiled), or is the whole output of an
+///       unpadded conv whose image has rows or columns it never reads (a stride past the last window): one
+///       iteration, its body the conv on the image it reads, which to_matmul and the kernels then take;
 ///   (4) a parallel loop is not allowed when the Spec is serial_only;
 ///   (5) every operand in VRF is cut into whole vector registers (tiles and boundary tiles);
 ///   (6) in a Move between VRF and memory, every tile of the memory side stays contiguous (vec_load and vec_store

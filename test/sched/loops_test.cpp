@@ -4,6 +4,10 @@
 
 #include "helpers.h"
 #include "impl/interpreter.h"
+#include "sched/enumerate.h"
+#include "sched/schedule.h"
+#include "sched/tile_out.h"
+#include "spec/text.h"
 
 using namespace kriek;
 using namespace kriek::sched_test;
@@ -37,6 +41,28 @@ TEST_CASE("tile_out (2): every tile extent in [1, extent]", "[sched][tile_out]")
 TEST_CASE("tile_out (3): the tile differs from the output", "[sched][tile_out]") {
   CHECK_THAT(reason(TileOut{{8, 8}}, matmul({8, 8}, {8, 8})), Contains("tile_out (3): tile 8x8 is the whole output"));
   CHECK_THAT(reason(TileOut{{}}, reducesum({5}, 0)), Contains("tile_out (3)"));
+}
+
+TEST_CASE("tile_out (3): the whole output of a conv whose image has rows it never reads", "[sched][tile_out]") {
+  // One output pixel of a stride-2 conv on 2 rows: the second row is never read, and without this tile the Spec
+  // had no Impl at all (to_matmul wants the one row it reads; seed 154 of the synth property tests).
+  const Target& t = avx512();
+  const Spec s = parse_spec("conv[stride=2x1] (2x1 f32 GL row, 1x1x9 f32 GL row -> 1x1x9 f32 GL row)", t);
+  const ImplPtr n = applied(TileOut{{1, 1, 9}}, s);
+  CHECK(text(n->children[0]->spec) == "conv[stride=2x1] (1x1 f32 GL row, 1x1x9 f32 GL row -> 1x1x9 f32 GL row)");
+  const std::vector<Action> actions = enumerate_actions(s, t);
+  CHECK(std::count_if(actions.begin(), actions.end(), [&](const Action& a) {
+          const auto* tile = std::get_if<TileOut>(&a);
+          return tile && tile->tile == s.output().shape && !tile->parallel;
+        }) == 1);
+  std::mt19937_64 rng(test_seed(31));
+  CHECK(interprets_reference(schedule(s, t).tile_out({1, 1, 9}).apply(ToMatmul{}).complete().impl(), rng));
+  // Columns too; but a padded conv, or one that reads every row, keeps the rule.
+  CHECK_FALSE(tile_out_fails(TileOut{{1, 2, 2, 4}}, parse_spec("conv[stride=2] 1x4x5x3 1x1x3x4 f32", t), t));
+  CHECK_THAT(reason(TileOut{{1, 2, 2, 4}}, parse_spec("conv[stride=2] 1x3x3x3 1x1x3x4 f32", t)),
+             Contains("tile_out (3): tile 1x2x2x4 is the whole output (and the image has no rows or columns"));
+  CHECK_THAT(reason(TileOut{{1, 2, 2, 4}}, parse_spec("conv[stride=2,pad=1] 1x4x4x3 3x3x3x4 f32", t)),
+             Contains("tile_out (3)"));
 }
 
 TEST_CASE("tile_out (4): no parallel loop in a serial_only Spec", "[sched][tile_out]") {
