@@ -50,8 +50,8 @@ Why vector_kernel_fails(const Spec& spec, std::size_t i, std::uint32_t width, co
     for (std::size_t j = 0; j < spec.operands.size(); ++j) {
       const TensorSpec& other = spec.operands[j];
       if (j != i && other.level == Level::VRF && !other.layout.same_placement(layout, other.shape)) {
-        return fail("operand ", j, " is in VRF ", layout_text(other.layout), "; an elementwise vector kernel reads and ",
-                    "writes its registers lane by lane, so not ", layout_text(layout));
+        return fail("operand ", j, " is in VRF ", layout_text(other.layout), "; an elementwise vector kernel reads ",
+                    "and writes its registers lane by lane, so not ", layout_text(layout));
       }
     }
     return std::nullopt;

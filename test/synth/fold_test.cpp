@@ -53,10 +53,10 @@ std::vector<std::vector<Partial>> naive_fold(const std::vector<std::vector<Front
     };
     std::vector<Beside> beside;
     for (const Partial& q : steps[i + 1]) beside.push_back(Beside{q, nc.own.plus(q.peak)});
-    pareto_keep(
-        beside,
-        [](const Beside& a, const Beside& b) { return a.q.cost != b.q.cost ? a.q.cost < b.q.cost : a.q.peak < b.q.peak; },
-        cap);
+    const auto before = [](const Beside& a, const Beside& b) {
+      return a.q.cost != b.q.cost ? a.q.cost < b.q.cost : a.q.peak < b.q.peak;
+    };
+    pareto_keep(beside, before, cap);
     steps[i + 1].clear();
     for (const Beside& b : beside) steps[i + 1].push_back(b.q);
     if (steps[i + 1].empty()) {
