@@ -118,8 +118,7 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
       w.layout = loop.window->layout;
       w.vector_size = 0;
       w.aligned = true;
-      w.contiguous = true;
-      w.run_dims = 1;
+      w.set_contiguous(true);
       body.operands[i] = w;
     } else {
       body.operands[i] = tile_tensor(t, shape, step);
@@ -247,8 +246,7 @@ Spec reshape_child_spec(const Spec& spec) {
   TensorSpec& lhs = m.operands[0];
   lhs.shape = {rows, g.c};
   lhs.layout = Layout::row_major();
-  lhs.contiguous = img.contiguous && (g.stride[1] == 1 || rows == 1);
-  lhs.run_dims = 1;
+  lhs.set_contiguous(img.contiguous && (g.stride[1] == 1 || rows == 1));
   // Its rows are pixels stride columns apart: each starts on a line when that many pixels' channels are whole
   // lines (of a strided image, its alignment says so of all its strides).
   if (img.contiguous && !lhs.contiguous) {
@@ -256,11 +254,11 @@ Spec reshape_child_spec(const Spec& spec) {
   }
   TensorSpec& rhs = m.operands[1];
   rhs.shape = {g.c, g.f};
-  rhs.run_dims = 1;
+  rhs.set_contiguous(f.contiguous);
   rhs.layout = f.layout.kind == Layout::Kind::blocked ? Layout::blocked(1, f.layout.block) : Layout::row_major();
   TensorSpec& o = m.operands[2];
   o.shape = {rows, g.f};
-  o.run_dims = 1;
+  o.set_contiguous(out.contiguous);
   o.layout = Layout::row_major();
   return m;
 }
@@ -319,8 +317,7 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   TensorSpec read = img;
   if (unstriding) {
     read.shape = padded;
-    read.contiguous = false;
-    read.run_dims = 1;
+    read.set_contiguous(false);
     read.aligned = img.aligned && whole_lines(img.shape.back(), img.dtype);
   }
   // The interior starts at the padding, which is no tile multiple: not aligned (unstriding: the whole buffer).

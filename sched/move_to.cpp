@@ -207,8 +207,7 @@ MoveOp move_op(const MoveTo& a, const Spec& spec, const Target& target) {
   m.dest.layout = a.layout;
   m.dest.vector_size = a.vector_size;
   m.dest.aligned = true;
-  m.dest.contiguous = true;
-  m.dest.run_dims = 1;
+  m.dest.set_contiguous(true);
   m.dest.shared = false;  // a buffer of its own; the body reads it as shared where a team fills it (move_child_specs)
   const bool is_output = std::size_t{a.operand} + 1 == spec.operands.size();
   m.load = !is_output || accumulates(spec.op);

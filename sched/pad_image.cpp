@@ -17,8 +17,7 @@ TensorSpec padded_buffer(const PadImage& a, const Spec& spec) {
   buffer.layout = a.layout;
   buffer.vector_size = 0;
   buffer.aligned = true;
-  buffer.contiguous = true;
-  buffer.run_dims = 1;
+  buffer.set_contiguous(true);
   buffer.shared = false;  // a buffer of its own; the body reads it as shared where a team fills it (pad_child_specs)
   return buffer;
 }

@@ -129,14 +129,12 @@ bool whole_tile_shrinks(const Spec& spec) {
   return std::find(unread.begin(), unread.end(), true) != unread.end();
 }
 
-/// The output's map and the loop's axes: one per tiled dimension, and, for a tile of the whole output (tile_out's
-/// precondition 3), one of a single step per dimension of `unread`, whose image window then leaves those rows out.
-OperandMap output_axes(const Shape& output, const Shape& tile, const std::vector<bool>& unread,
-                       LoopAxes& axes) {
+/// The output's map and the loop's axes: one per tiled dimension, and one of a single step per dimension of
+/// `single` (a tile of the whole output, tile_out's precondition 3: its image window leaves the unread rows out).
+OperandMap output_axes(const Shape& output, const Shape& tile, const std::vector<bool>& single, LoopAxes& axes) {
   OperandMap m(output.size(), kWhole);
-  const bool whole = tile == output;
   for (std::size_t d = 0; d < output.size(); ++d) {
-    if (tile[d] >= output[d] && !(whole && unread[d])) continue;
+    if (tile[d] >= output[d] && !single[d]) continue;
     m[d] = DimMap{static_cast<std::int8_t>(axes.size()), 0, 1};
     axes.push_back(LoopAxis{output[d], tile[d]});
   }
@@ -148,7 +146,9 @@ Loop tile_loop(const TileOut& action, const Spec& spec) {
   Loop loop;
   loop.kind = LoopKind::tile;
   loop.parallel = action.parallel;
-  const OperandMap out = output_axes(spec.output().shape, action.tile, unread_dims(spec), loop.axes);
+  const Shape& output = spec.output().shape;
+  const std::vector<bool> single = action.tile == output ? unread_dims(spec) : std::vector<bool>(output.size());
+  const OperandMap out = output_axes(output, action.tile, single, loop.axes);
   loop.operands = output_tile_maps(spec, out);
   return loop;
 }

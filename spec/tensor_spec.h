@@ -42,6 +42,12 @@ struct TensorSpec {
   bool shared = false;
 
   std::size_t rank() const { return shape.size(); }
+  /// Sets `contiguous`, a strided operand's runs along its innermost dimension only (run_dims 1): what a tensor
+  /// given a new shape or buffer may claim without knowing more (tile_tensor derives longer runs).
+  void set_contiguous(bool dense) {
+    contiguous = dense;
+    run_dims = 1;
+  }
   std::int64_t elements() const { return volume(shape); }
   /// A buffer of its own layout holds exactly its elements, dense and row-major (the arrays reference() takes).
   bool dense_row_major() const {
