@@ -153,11 +153,10 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::ptrdiff_t best = s.frontier.best_within(s.limits);
+  if (s.frontier.empty()) user_error("no Impl of ", spec_text(s.spec), " exists on ", target.name, " at any memory limit");
   if (best < 0) {
-    std::ostringstream need;
-    need << (s.frontier.empty() ? MemoryUse{} : s.frontier.entries.back().peak);
-    user_error("no Impl of ", spec_text(s.spec), " fits the memory limits",
-               s.frontier.empty() ? "" : "; the leanest needs ", s.frontier.empty() ? "" : need.str());
+    user_error("no Impl of ", spec_text(s.spec), " fits the memory limits ", s.limits, "; the leanest needs ",
+               s.frontier.entries.back().peak);
   }
   s.impl = s.synth->reconstruct(s.spec, static_cast<std::size_t>(best));
   if (s.table_path) {

@@ -53,7 +53,13 @@ TEST_CASE("kriek synth prints the Impl with costs and statistics", "[tools]") {
   CHECK_THAT(r.out, Contains("bcast_fma") && Contains("cost ") && Contains("specs solved") && Contains("frontier ("));
   const Result tight = run_kriek("synth 'matmul 8x8x16 f32' --memory VRF=32,RF=2 --no-table");
   CHECK(tight.status == 1);
-  CHECK_THAT(tight.out, Contains("fits the memory limits"));
+  CHECK_THAT(tight.out, Contains("fits the memory limits") && Contains("VRF=32 RF=2; the leanest needs"));
+  // Three 1 KiB operands in 2 KiB of registers: no Impl at all, which no memory limit would change.
+  const std::string vrf = "16x16 f32 VRF row v16";
+  const Result none =
+      run_kriek("synth 'matmul (" + vrf + ", " + vrf + " -> " + vrf + ")' --target avx512 --no-table");
+  CHECK(none.status == 1);
+  CHECK_THAT(none.out, Contains("exists on avx512 at any memory limit"));
   CHECK_THAT(run_kriek("synth 'matmul 8x8x16 f32' --memory L1=lots --no-table").out, Contains("has no byte count"));
   const Result fine = run_kriek("synth 'matmul 8x8x16 f32' --memory L1=512 --no-table");
   CHECK(fine.status == 0);
