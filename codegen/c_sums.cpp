@@ -307,7 +307,8 @@ void sum_runs(CWriter& w, const VectorIsa& isa, const CView& in, const CView& ou
       w.line("const int64_t " + rest.back() + " = " + std::to_string(k - whole) + " - " + head + ";");
     }
   }
-  rows_in_passes(w, isa, ptr, acc, whole / isa.width, sum_runs_chains(whole, isa.width, from));
+  rows_in_passes(w, isa, ptr, acc, whole / isa.width,
+                 sum_runs_chains(whole, isa.width, from, rows_per_l1_set(rows)));
   for (std::size_t r = 0; r < rows.size() && (peel || whole < k); ++r) {
     const std::string at = ptr[r] + " + " + std::to_string(whole);
     if (!peel) {

@@ -55,16 +55,29 @@ bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t 
 inline constexpr std::int64_t kPeelMinRegisters = 14;
 
 /// The accumulator chains per row with which vec_sum_runs sums rows of `k` elements (registers of `width` lanes)
-/// that it reads from level `from`: 8 from L2, the rows then summed two at a time; 1 (every row at once, one chain
-/// each) elsewhere, and below 16 whole registers per row. Fewer rows in flight stream faster from L2:
-/// reducesum[axis=1] 256x256 in L2, hand-written C of the same loads, adds and transpose, 15 alternating rounds on
-/// a Cascade Lake VM: 16 rows x 1 chain 1.00, 8 x 2 0.92-0.96, 4 x 4 0.83-0.94, 2 x 8 0.80-0.83 the time (the
-/// chains' sums, 7 adds a row, are free beside the stream); the kernels emitted so, from L2: 256x256 0.94x, 32x512
-/// 0.90x, 128x1024 0.85x; rows started at their lines (sum_runs_peel), 250x333, 0.88-0.99x. Not from L1, where
-/// the adds and the transpose are the bound (64x128, L1-resident, 4 chains: 1.09x), nor from main memory, where
-/// many rows in flight hide the latency (512x512, 1 MiB, from L3: 1.5x). Only for 16-lane registers: AVX2's 16
-/// registers hold no 8 chains beside the rows' sums.
-std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, Level from);
+/// that it reads from level `from`, at most `rows_per_set` of them starting in one L1 set (rows_per_l1_set): 8
+/// from L2, the rows then summed two at a time; from main memory as many as put at most kL1FewestWays rows of one
+/// set in flight (2 for rows 4 KiB apart: 8 rows at a time); 1 (every row at once, one chain each) elsewhere, and
+/// below 16 whole registers per row. Fewer rows in flight stream faster from L2: reducesum[axis=1] 256x256 in L2,
+/// hand-written C of the same loads, adds and transpose, 15 alternating rounds on a Cascade Lake VM: 16 rows x 1
+/// chain 1.00, 8 x 2 0.92-0.96, 4 x 4 0.83-0.94, 2 x 8 0.80-0.83 the time (the chains' sums, 7 adds a row, are free
+/// beside the stream); the kernels emitted so, from L2: 256x256 0.94x, 32x512 0.90x, 128x1024 0.85x; rows started
+/// at their lines (sum_runs_peel), 250x333, 0.88-0.99x. Not from L1, where the adds and the transpose are the bound
+/// (64x128, L1-resident, 4 chains: 1.09x), nor from main memory, where many rows in flight hide the latency
+/// (512x512, 1 MiB, from L3: 1.5x), unless they share sets: 16 rows 4 KiB apart evict each other's lines (and the
+/// prefetched ones) from 8 ways before they are read. The DP's picks (16-row tiles), REPL `run`, AMD Zen 4 VM, 1
+/// thread (2 threads alike): reducesum[axis=1] 1024x1024 70.5 us with 1 chain, 47.0 with 2, 46.3 with 4, 52.1 with
+/// 8; 2048x2048 (2 threads) 159 -> 114 us, 64x8192 20.6 -> 13.1 us. Priced alike by the cost model. Only for
+/// 16-lane registers: AVX2's 16 registers hold no 8 chains beside the rows' sums.
+std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, Level from, std::int64_t rows_per_set);
+
+/// Bytes of one way of an x86 L1 data cache (indexed by the 4 KiB page offset: its capacity is ways x 4 KiB), and
+/// the fewest ways of one with AVX-512 (Skylake-X, Cascade Lake, Zen 4: 32 KiB 8-way).
+inline constexpr std::int64_t kL1WayBytes = 4096;
+inline constexpr std::int64_t kL1FewestWays = 8;
+/// The most of `rows` whose first lines fall into one set of an L1 data cache (rows 4 KiB apart all do), when
+/// they are a constant distance apart; else 1.
+std::int64_t rows_per_l1_set(const std::vector<CView>& rows);
 
 /// The level vec_sum_runs streams `in` from, for sum_runs_chains: the Spec's `level`, except that a buffer in main
 /// memory of at most kL2ResidentBytes is read from L2: a kernel run again on its operands, or right after the op

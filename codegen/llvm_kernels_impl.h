@@ -120,7 +120,8 @@ struct Kernels {
                     const std::vector<CView>& outs);
   Value* lanes_mask(Value* n);
   Value* load_first(Value* address, Value* n);
-  void peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k, Level from);
+  void peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k, Level from,
+                   std::int64_t rows_per_set);
   void rows_in_passes(const std::function<Value*(std::size_t, const Affine&)>& at, const std::vector<Value*>& acc,
                       std::int64_t registers, std::int64_t chains);
   void sum_runs(const CView& in, const CView& out, Level from);

@@ -98,7 +98,7 @@ Value* Kernels::load_first(Value* address, Value* n) {
 /// does): each row's lanes before its line masked, m whole registers every row has in one loop, the rest (0 to
 /// 30 lanes) in two masked loads.
 void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Value*>& acc, std::int64_t k,
-                          Level from) {
+                          Level from, std::int64_t rows_per_set) {
   const std::int64_t width = c.width();
   const std::int64_t m = (k - (width - 1)) / width;
   std::vector<Value*> line, rest;
@@ -110,7 +110,7 @@ void Kernels::peeled_rows(const std::vector<Value*>& ptr, const std::vector<Valu
     rest.push_back(b.CreateSub(b.getInt64(k - m * width), head));
   }
   const auto at_line = [&](std::size_t r, const Affine& j) { return b.CreateGEP(f32(), line[r], {c.index(j)}); };
-  rows_in_passes(at_line, acc, m, sum_runs_chains(m * width, width, from));
+  rows_in_passes(at_line, acc, m, sum_runs_chains(m * width, width, from, rows_per_set));
   for (std::size_t r = 0; r < ptr.size(); ++r) {
     Value* tail = b.CreateGEP(f32(), line[r], {b.getInt64(m * width)});
     Value* first = b.CreateSelect(b.CreateICmpULT(rest[r], b.getInt64(width)), rest[r], b.getInt64(width));
@@ -192,9 +192,9 @@ void Kernels::sum_runs(const CView& in, const CView& out, Level from) {
                                         static_cast<std::uint64_t>((*apart)[r]));
   };
   if (sum_runs_peel(rows, k, width)) {
-    peeled_rows(ptr, acc, k, from);
+    peeled_rows(ptr, acc, k, from, rows_per_l1_set(rows));
   } else {
-    rows_in_passes(at, acc, k / width, sum_runs_chains(k, width, from));
+    rows_in_passes(at, acc, k / width, sum_runs_chains(k, width, from, rows_per_l1_set(rows)));
     for (std::size_t r = 0; r < rows.size() && k % width != 0; ++r) {  // the rows' partial last registers, masked
       Value* last = load_register(at(r, Affine(k - k % width)), k % width);
       b.CreateStore(b.CreateFAdd(b.CreateLoad(vec(), acc[r]), last), acc[r]);

@@ -1,6 +1,7 @@
 // vec_sum_runs' rows from L2 summed two at a time with eight chains each (kernel_views.h's sum_runs_chains), through
 // both backends: whole passes, a last pass of one row, registers left over after the loop, a masked last register,
-// rows started at their cache lines; and the rows elsewhere (L1, main memory, short rows) all at once.
+// rows started at their cache lines; rows from main memory 4 KiB apart eight at a time with two chains each; and
+// the rows elsewhere (L1, main memory, short rows) all at once.
 #include <catch2/catch.hpp>
 
 #include "codegen/emit_c.h"
@@ -41,12 +42,27 @@ ImplPtr row_sums(const Target& target, const std::string& text, std::int64_t spl
 }  // namespace
 
 TEST_CASE("sum_runs_chains: eight chains for rows of 16 registers or more from L2 on AVX-512, else one", "[codegen]") {
-  CHECK(sum_runs_chains(256, 16, Level::L2) == 8);
-  CHECK(sum_runs_chains(1000, 16, Level::L2) == 8);
-  CHECK(sum_runs_chains(255, 16, Level::L2) == 1);  // 15 whole registers
-  CHECK(sum_runs_chains(256, 16, Level::L1) == 1);
-  CHECK(sum_runs_chains(256, 16, Level::GL) == 1);
-  CHECK(sum_runs_chains(256, 8, Level::L2) == 1);
+  CHECK(sum_runs_chains(256, 16, Level::L2, 1) == 8);
+  CHECK(sum_runs_chains(1000, 16, Level::L2, 16) == 8);
+  CHECK(sum_runs_chains(255, 16, Level::L2, 1) == 1);  // 15 whole registers
+  CHECK(sum_runs_chains(256, 16, Level::L1, 16) == 1);
+  CHECK(sum_runs_chains(256, 16, Level::GL, 8) == 1);
+  CHECK(sum_runs_chains(256, 8, Level::L2, 1) == 1);
+}
+
+TEST_CASE("sum_runs_chains from main memory: at most eight rows of one L1 set in flight", "[codegen]") {
+  CHECK(sum_runs_chains(1024, 16, Level::GL, 16) == 2);  // 16 rows 4 KiB apart: two passes of 8
+  CHECK(sum_runs_chains(1024, 16, Level::GL, 9) == 2);
+  CHECK(sum_runs_chains(1024, 16, Level::GL, 8) == 1);  // 2 KiB apart: 8 a set, all in flight
+  CHECK(sum_runs_chains(16, 16, Level::GL, 16) == 1);   // one register a row: no second chain
+  CHECK(sum_runs_chains(1024, 8, Level::GL, 16) == 1);  // AVX2
+  const auto rows = [](std::int64_t stride) {
+    return innermost_rows(whole(Storage::memory, "in", {16, stride}, Layout::row_major()).sub({0, 0}, {16, 16}));
+  };
+  CHECK(rows_per_l1_set(rows(1024)) == 16);  // 4 KiB apart
+  CHECK(rows_per_l1_set(rows(512)) == 8);
+  CHECK(rows_per_l1_set(rows(999)) == 1);
+  CHECK(rows_per_l1_set(rows(16)) == 1);  // 64 bytes apart: one line each of 16 sets
 }
 
 TEST_CASE("rows from L2 are summed two at a time with eight chains each, in both backends", "[codegen]") {
@@ -81,6 +97,14 @@ TEST_CASE("rows in L1, in main memory beyond L2's share or shorter than 16 regis
     CHECK_THAT(emit_c(impl, target).code, !Contains(kChainedStep));
     check_runs(impl, target);
   }
+}
+
+TEST_CASE("rows from main memory 4 KiB apart are summed eight at a time with two chains each", "[codegen]") {
+  const Target target = named_target("avx512");
+  // 128x1024 floats (512 KiB, beyond kL2ResidentBytes): 16 rows of one L1 set per vec_sum_runs.
+  const ImplPtr impl = row_sums(target, "reducesum[axis=1] 128x1024 f32");
+  CHECK_THAT(emit_c(impl, target).code, Contains(" += 32)"));
+  check_runs(impl, target);
 }
 
 TEST_CASE("rows of a main-memory buffer that L2 holds are summed as from L2", "[codegen]") {
