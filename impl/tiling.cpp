@@ -53,6 +53,24 @@ std::uint8_t tile_run_dims(const TensorSpec& t, const Shape& shape) {
   return static_cast<std::uint8_t>(dims);
 }
 
+/// True when a tile of shape `shape` (at multiples of `step`) of `t` is one gap-free range of memory: one element;
+/// within one block of a blocked t; or a range within one of t's runs (all of t when t is contiguous; in a
+/// row-major placement its run_dims innermost dimensions, else along its innermost one alone): inner dimensions
+/// whole, one partial, outer ones of extent 1 (tile_is_contiguous). A dense t whose layout places its elements
+/// where row-major does (one panel of blk1:4 over 4 columns, a column-major 1x3x1) tiles as a row-major one:
+/// vec_load and vec_store reach whatever move_to let into VRF.
+bool tile_in_one_run(const TensorSpec& t, const Shape& shape, const Shape& step) {
+  if (volume(shape) == 1 || within_one_block(t, shape, step)) return true;
+  if (t.contiguous && tile_is_contiguous(t.shape, shape, t.layout)) return true;
+  const bool row_major_placed = t.layout.kind == Layout::Kind::row_major ||
+                                (t.contiguous && t.layout.same_placement(Layout::row_major(), t.shape));
+  if (!row_major_placed) return is_unit_stride_run(shape, t.layout) && tile_is_contiguous(t.shape, shape, t.layout);
+  const auto dims = static_cast<std::ptrdiff_t>(t.dense_dims());
+  const auto outer = shape.end() - dims;  // the dimensions beyond one run
+  return std::all_of(shape.begin(), outer, [](std::int64_t e) { return e == 1; }) &&
+         tile_is_contiguous(Shape(t.shape.end() - dims, t.shape.end()), Shape(outer, shape.end()), Layout::row_major());
+}
+
 }  // namespace
 
 bool whole_lines(std::int64_t elements, Dtype dtype) {
@@ -97,23 +115,9 @@ TensorSpec tile_tensor(const TensorSpec& t, const Shape& shape, const Shape& ste
   KRIEK_ASSERT(step.size() == shape.size(), "tile step rank ", step.size(), " of a rank-", shape.size(), " tile");
   TensorSpec tile = t;
   tile.shape = shape;
-  tile.contiguous = tile_is_contiguous(t.shape, shape, t.layout) && (t.contiguous || is_unit_stride_run(shape, t.layout));
-  tile.contiguous |= within_one_block(t, shape, step) || volume(shape) == 1;  // one element is one run
-  // A dense t whose layout places its elements where row-major does (one panel of blk1:4 over 4 columns, a
-  // column-major 1x3x1) tiles as a row-major one: vec_load and vec_store reach whatever move_to let into VRF.
-  if (!tile.contiguous && t.contiguous && t.layout.kind != Layout::Kind::row_major &&
-      t.layout.same_placement(Layout::row_major(), t.shape)) {
-    tile.contiguous = tile_is_contiguous(t.shape, shape, Layout::row_major());
-  }
-  // Of a strided t whose runs span several dimensions: one gap-free range when it lies within one of them.
-  const std::size_t rank = shape.size();
-  const std::size_t runs_over = t.dense_dims();
-  if (!tile.contiguous && runs_over > 1 && t.layout.kind == Layout::Kind::row_major) {
-    const Shape inner_whole(t.shape.end() - runs_over, t.shape.end()), inner(shape.end() - runs_over, shape.end());
-    tile.contiguous = tile_is_contiguous(inner_whole, inner, t.layout) &&
-                      std::all_of(shape.begin(), shape.end() - runs_over, [](std::int64_t e) { return e == 1; });
-  }
+  tile.contiguous = tile_in_one_run(t, shape, step);
   tile.run_dims = tile.contiguous ? 1 : tile_run_dims(t, shape);
+  const std::size_t rank = shape.size(), runs_over = t.dense_dims();
   // Tiles start at multiples of `step`: aligned when every such start is a multiple of the alignment.
   const std::int64_t bytes = static_cast<std::int64_t>(dtype_bytes(t.dtype));
   const std::int64_t align = t.level == Level::VRF || t.level == Level::RF ? bytes : 64;
@@ -199,7 +203,8 @@ bool rows_end_partial(const Shape& shape, std::uint32_t vector_size) {
 }
 
 bool in_register_panels(const TensorSpec& t) {
-  return t.level == Level::VRF && t.rank() >= 1 && t.vector_size > 0 && t.layout == register_panels(t.rank(), t.vector_size);
+  return t.level == Level::VRF && t.rank() >= 1 && t.vector_size > 0 &&
+         t.layout == register_panels(t.rank(), t.vector_size);
 }
 
 bool register_rows(const TensorSpec& t) {
