@@ -78,23 +78,27 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
     }
     KRIEK_ASSERT(shape[d] <= 1 || (shape[d] - 1) * m.step < extent, "reshape dimension ", d, " of ", shape[d],
                  " steps of ", m.step, " leaves the extent ", extent);
-    // A walk across dimensions of extent 1 never wraps: it is one along the innermost (a flat 1x1 tile of a
-    // column-major output seen as a matmul's).
+    // The walk steps along the innermost of its dimensions whose extent is not 1 (`along`), and wraps only when one
+    // before it has more: a walk whose other dimensions have extent 1 is a walk along that one alone (a flat 1x1
+    // tile of a column-major output seen as a matmul's; an image's 144 pixels and its one channel as a matmul's
+    // 144x1 lhs, flattened).
+    std::size_t along = m.dim;
+    while (along > m.dim - m.spans && v.shape[along] == 1) --along;
     bool wraps = false;
-    for (std::size_t s = m.dim - m.spans; s < m.dim; ++s) wraps |= v.shape[s] > 1;
+    for (std::size_t s = m.dim - m.spans; s < along; ++s) wraps |= v.shape[s] > 1;
     if (wraps) {
       KRIEK_ASSERT(out.layout.kind == Layout::Kind::row_major && m.step == 1,
                    "a walk across dimensions needs a row-major view and steps of one element");
       if (v.dims.empty()) {
-        out.dims.push_back(m);
+        out.dims.push_back(ViewDim{along, 1, along - (m.dim - m.spans)});
         continue;
       }
       // Across dimensions of a view that walk consecutive buffer dimensions one element a step (a flatten of a
       // conv's output seen as a matmul's): the same walk across those buffer dimensions. Dimensions of extent 1
       // are never walked past.
-      const ViewDim& last = v.dims[m.dim];
+      const ViewDim& last = v.dims[along];
       std::size_t lowest = last.dim - last.spans;
-      for (std::size_t s = m.dim; s-- > m.dim - m.spans;) {
+      for (std::size_t s = along; s-- > m.dim - m.spans;) {
         if (v.shape[s] == 1) continue;
         const ViewDim& w = v.dims[s];
         KRIEK_ASSERT(w.step == 1 && w.dim + 1 == lowest, "a walk across view dimension ", s,
@@ -105,7 +109,7 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
       out.dims.push_back(ViewDim{last.dim, 1, last.dim - lowest});
       continue;
     }
-    const ViewDim inner = v.dims.empty() ? ViewDim{m.dim, 1} : v.dims[m.dim];
+    const ViewDim inner = v.dims.empty() ? ViewDim{along, 1} : v.dims[along];
     out.dims.push_back(ViewDim{inner.dim, inner.step * m.step, inner.spans});
   }
   for (std::size_t d = 0; d < v.rank(); ++d) {
