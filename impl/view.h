@@ -94,15 +94,18 @@ V reshaped(const V& v, const std::vector<ViewDim>& map, const Shape& shape) {
         continue;
       }
       // Across dimensions of a view that walk consecutive buffer dimensions one element a step (a flatten of a
-      // conv's output seen as a matmul's): the same walk across those buffer dimensions. Dimensions of extent 1
-      // are never walked past.
+      // conv's output seen as a matmul's), buffer dimensions of extent 1 between them aside (its pixels 3x1 seen as
+      // a matmul's 3 rows walk the first alone): the same walk across those buffer dimensions. View dimensions of
+      // extent 1 are never walked past.
       const ViewDim& last = v.dims[along];
       std::size_t lowest = last.dim - last.spans;
       for (std::size_t s = along; s-- > m.dim - m.spans;) {
         if (v.shape[s] == 1) continue;
         const ViewDim& w = v.dims[s];
-        KRIEK_ASSERT(w.step == 1 && w.dim + 1 == lowest, "a walk across view dimension ", s,
-                     ", which does not continue into the buffer dimension before ", lowest);
+        bool next = w.step == 1 && w.dim < lowest;  // buffer dimensions of extent 1 between the two are no gap
+        for (std::size_t b = w.dim + 1; next && b < lowest; ++b) next = v.buffer[b] == 1;
+        KRIEK_ASSERT(next, "a walk across view dimension ", s, ", which does not continue into the buffer dimension "
+                     "before ", lowest);
         lowest = w.dim - w.spans;
       }
       KRIEK_ASSERT(last.step == 1, "a walk across dimensions from a view dimension of step ", last.step);
