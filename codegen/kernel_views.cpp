@@ -2,7 +2,7 @@
 #include "codegen/kernel_views.h"
 
 #include <algorithm>
-#include <map>
+#include <array>
 
 #include "impl/tiling.h"
 #include "spec/error.h"
@@ -104,11 +104,13 @@ bool sum_runs_peel(const std::vector<CView>& rows, std::int64_t k, std::int64_t 
 std::int64_t rows_per_l1_set(const std::vector<CView>& rows) {
   const auto apart = rows_apart(rows);
   if (!apart) return 1;
-  std::map<std::int64_t, std::int64_t> in_set;  // rows by the line of the 4 KiB page offset they start at
+  constexpr std::int64_t kLine = 64;
+  std::array<std::int64_t, kL1WayBytes / kLine> in_set{};  // rows by the line of the 4 KiB page offset they start at
   std::int64_t most = 1;
   for (const std::int64_t d : *apart) {
     const std::int64_t bytes = d * static_cast<std::int64_t>(sizeof(float));
-    most = std::max(most, ++in_set[(bytes % kL1WayBytes + kL1WayBytes) % kL1WayBytes / 64]);
+    const std::int64_t offset = (bytes % kL1WayBytes + kL1WayBytes) % kL1WayBytes;  // rows may lie before the first
+    most = std::max(most, ++in_set[static_cast<std::size_t>(offset / kLine)]);
   }
   return most;
 }
@@ -116,9 +118,10 @@ std::int64_t rows_per_l1_set(const std::vector<CView>& rows) {
 std::int64_t sum_runs_chains(std::int64_t k, std::int64_t width, Level from, std::int64_t rows_per_set) {
   if (width != 16) return 1;
   if (from == Level::L2) return k / width >= 16 ? 8 : 1;
+  if (from != Level::GL) return 1;
   std::int64_t chains = 1;
   while ((rows_per_set + chains - 1) / chains > kL1FewestWays && 2 * chains <= k / width) chains *= 2;
-  return from == Level::GL ? chains : 1;
+  return chains;
 }
 
 Level sum_runs_source(Level level, const CView& in) {

@@ -153,7 +153,9 @@ Synthesis synthesize(const std::string& text, const Args& args) {
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::ptrdiff_t best = s.frontier.best_within(s.limits);
-  if (s.frontier.empty()) user_error("no Impl of ", spec_text(s.spec), " exists on ", target.name, " at any memory limit");
+  if (s.frontier.empty()) {
+    user_error("no Impl of ", spec_text(s.spec), " exists on ", target.name, " at any memory limit");
+  }
   if (best < 0) {
     user_error("no Impl of ", spec_text(s.spec), " fits the memory limits ", s.limits, "; the leanest needs ",
                s.frontier.entries.back().peak);
