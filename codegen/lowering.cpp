@@ -23,7 +23,10 @@ bool allocates(const ImplNode& n) {
   if (const auto* m = std::get_if<MoveOp>(&n.kind); m && !m->alias && storage_of(m->dest.level) == Storage::memory) {
     return true;
   }
-  if (std::holds_alternative<Pipeline>(n.kind) || std::holds_alternative<PadOp>(n.kind)) return true;
+  if (const auto* p = std::get_if<Pipeline>(&n.kind); p && storage_of(p->buffer.level) == Storage::memory) {
+    return true;
+  }
+  if (std::holds_alternative<PadOp>(n.kind)) return true;
   if (const auto* l = std::get_if<Loop>(&n.kind); l && l->window) return true;
   for (const auto& c : n.children) {
     if (allocates(*c)) return true;

@@ -125,7 +125,7 @@ Spec loop_body_spec(const Spec& spec, const Loop& loop, std::uint32_t mask) {
     }
   }
   if (loop.window && !loop.window->border.empty()) {
-    auto* conv = std::get_if<Conv>(&body.op);
+    Conv* conv = leading_conv(body.op);
     KRIEK_ASSERT(conv != nullptr, "a padded slide window on ", op_word(spec.op));
     conv->pad = {0, 0};  // the window holds the zeroes
   }
@@ -266,13 +266,15 @@ Spec reshape_child_spec(const Spec& spec) {
 namespace {
 
 ConvGeometry geometry_of(const Spec& spec) {
-  return conv_geometry(std::get<Conv>(spec.op), spec.input(0).shape, spec.input(1).shape);
+  const Conv* conv = leading_conv(spec.op);
+  KRIEK_ASSERT(conv != nullptr, "the geometry of a conv in ", op_word(spec.op));
+  return conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
 }
 
 /// pad_unstrides on a conv's geometry. The load's tiles are runs of channels: the TensorSpecs below know no steps,
 /// so the innermost dimension must be channels (more than one) in a row-major image, never the stepped columns.
 bool unstrides(const Spec& spec, const ConvGeometry& g) {
-  return !std::get<Conv>(spec.op).padded() && g.fh == 1 && g.fw == 1 && (g.stride[0] > 1 || g.stride[1] > 1) &&
+  return !leading_conv(spec.op)->padded() && g.fh == 1 && g.fw == 1 && (g.stride[0] > 1 || g.stride[1] > 1) &&
          g.rank >= 3 && g.c > 1 && spec.input(0).layout.kind == Layout::Kind::row_major;
 }
 
@@ -302,8 +304,8 @@ Shape buffer_shape(const Spec& spec, const ConvGeometry& g) {
 }  // namespace
 
 std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
-  const auto* conv = std::get_if<Conv>(&spec.op);
-  KRIEK_ASSERT(conv != nullptr, "a pad node implements a conv");
+  const Conv* conv = leading_conv(spec.op);
+  KRIEK_ASSERT(conv != nullptr, "a pad node implements a conv, not ", op_word(spec.op));
   const ConvGeometry g = geometry_of(spec);
   const bool unstriding = unstrides(spec, g);
   KRIEK_ASSERT(conv->padded() || unstriding, "a pad node implements a padded conv or takes out the stride of a "
@@ -324,8 +326,8 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
   TensorSpec interior = tile_tensor(pad.buffer, read.shape);
   interior.aligned = interior.aligned && unstriding;
   Spec body = spec;
-  std::get<Conv>(body.op).pad = {0, 0};
-  if (unstriding) std::get<Conv>(body.op).stride = {1, 1};
+  leading_conv(body.op)->pad = {0, 0};
+  if (unstriding) leading_conv(body.op)->stride = {1, 1};
   body.operands[0] = as_read(pad.buffer, spec);
   std::vector<Spec> children;
   for (const Box& strip : pad_border(spec)) {
@@ -342,7 +344,7 @@ std::vector<Spec> pad_child_specs(const Spec& spec, const PadOp& pad) {
 }
 
 bool pad_unstrides(const Spec& spec) {
-  return std::holds_alternative<Conv>(spec.op) && unstrides(spec, geometry_of(spec));
+  return leading_conv(spec.op) != nullptr && unstrides(spec, geometry_of(spec));
 }
 
 std::vector<ViewDim> pad_image_walk(const Spec& spec) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "impl/node.h"
+#include "spec/conv_geometry.h"
 
 namespace kriek {
 namespace {
@@ -26,7 +27,7 @@ bool streams_data(const Spec& spec) {
 std::int64_t largest_buffer(const Spec& spec) {
   std::int64_t most = 0;
   for (const TensorSpec& t : spec.operands) most = std::max(most, t.elements());
-  if (const auto* conv = std::get_if<Conv>(&spec.op); conv && conv->padded()) {
+  if (const Conv* conv = leading_conv(spec.op); conv && conv->padded()) {
     most = std::max(most, volume(padded_image_shape(spec)));
   }
   if (const auto* c = std::get_if<Compose>(&spec.op)) {

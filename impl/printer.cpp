@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "spec/conv_geometry.h"
 #include "spec/overloaded.h"
 #include "spec/text.h"
 
@@ -139,7 +140,7 @@ class Printer {
     if (l.kind != LoopKind::tile) {
       std::string sizes;
       for (std::size_t a = 0; a < l.axes.size(); ++a) sizes += (a ? "x" : "") + std::to_string(l.axes[a].tile);
-      const auto* conv = std::get_if<Conv>(&n.spec.op);
+      const Conv* conv = leading_conv(n.spec.op);
       if (l.window && !l.window->border.empty() && conv != nullptr) {
         sizes += " pad " + std::to_string(conv->pad[0]) + "x" + std::to_string(conv->pad[1]);
       }
@@ -221,7 +222,7 @@ class Printer {
   }
 
   void pad(const ImplNode& n, const PadOp& p, const Names& names, std::size_t indent, const Path& path) {
-    const auto& conv = std::get<Conv>(n.spec.op);
+    const Conv& conv = *leading_conv(n.spec.op);
     const std::string buf = names[0] + "p";
     std::string where(level_name(p.buffer.level));
     if (p.buffer.layout != Layout::row_major()) where += " " + layout_text(p.buffer.layout);

@@ -2,6 +2,7 @@
 #include "sched/pad_image.h"
 
 #include "sched/support.h"
+#include "spec/conv_geometry.h"
 
 namespace kriek {
 namespace {
@@ -25,8 +26,11 @@ TensorSpec padded_buffer(const PadImage& a, const Spec& spec) {
 }  // namespace
 
 std::optional<NotApplicable> pad_image_fails(const PadImage& a, const Spec& spec, const Target& target) {
-  const auto* conv = std::get_if<Conv>(&spec.op);
-  if (conv == nullptr) return not_applicable("pad_image", 1, "pad_image needs a conv, not ", op_word(spec.op));
+  const Conv* conv = leading_conv(spec.op);
+  if (conv == nullptr) {
+    return not_applicable("pad_image", 1, "pad_image needs a conv or a conv with an elementwise epilogue, not ",
+                          op_word(spec.op));
+  }
   if (!conv->padded() && !pad_unstrides(spec)) {
     return not_applicable("pad_image", 2, "the conv has no padding and is no strided conv with a 1x1 window on a "
                           "row-major image of channels");

@@ -12,7 +12,7 @@
 namespace kriek {
 
 /// Preconditions:
-///   (1) the op is Conv;
+///   (1) the op is a Conv, or a Compose of a Conv then elementwise stages (leading_conv);
 ///   (2) it is padded, or unpadded with a 1x1 window and a stride above 1 on a row-major image with channels
 ///       (rank 3 or 4, more than one channel);
 ///   (3) the target has `level`, a memory level (GL, L2, L1);

@@ -10,8 +10,10 @@ namespace {
 using namespace sched_detail;
 
 std::variant<Loop, NotApplicable> slide_loop(const Slide& a, const Spec& spec, const Target& target) {
-  if (!std::holds_alternative<Conv>(spec.op)) {
-    return not_applicable("slide", 1, "slide needs a conv, not ", op_word(spec.op));
+  const Conv* conv = leading_conv(spec.op);
+  if (conv == nullptr) {
+    return not_applicable("slide", 1, "slide needs a conv or a conv with an elementwise epilogue, not ",
+                          op_word(spec.op));
   }
   const TensorSpec& img = spec.input(0);
   const TensorSpec& out = spec.output();
@@ -39,19 +41,16 @@ std::variant<Loop, NotApplicable> slide_loop(const Slide& a, const Spec& spec, c
     return not_applicable("slide", 7, "layout ", layout_text(a.layout), " is invalid for the rank-", img.rank(),
                           " image");
   }
-  const Conv& conv = std::get<Conv>(spec.op);
   Loop loop;
   loop.kind = LoopKind::slide;
   loop.axes = {LoopAxis{extent, a.size}};
-  const Shape& filters = spec.input(1).shape;
-  const std::size_t spatial = a.dim - first;  // 0: rows, 1: columns
-  OperandMap im(img.rank(), DimMap{-1, 0, 1});
-  im[a.dim] = DimMap{0, filters[spatial] - 1, conv.stride[spatial]};
+  // The image's rows (columns) with the filter's halo at the stride, the filters whole, the output and an
+  // epilogue's operands along the output (a bias broadcast along the dimension stays whole).
   OperandMap om(out.rank(), DimMap{-1, 0, 1});
   om[a.dim] = DimMap{0, 0, 1};
-  loop.operands = {im, OperandMap(filters.size(), DimMap{-1, 0, 1}), om};
+  loop.operands = output_tile_maps(spec, om);
   loop.window = SlideWindow{0, a.level, a.layout, {}};
-  if (conv.padded()) {
+  if (conv->padded()) {
     const Shape border = pad_interior_origin(spec);
     loop.window->border.assign(border.begin(), border.end());
   }

@@ -1,4 +1,5 @@
-// slide: the Kriek report's slide[k] loop (Figure 3). Tiles one spatial output dimension of a Conv by `size` and
+// slide: the Kriek report's slide[k] loop (Figure 3). Tiles one spatial output dimension of a Conv (or of a conv
+// with an elementwise epilogue, whose operands past the filters follow the output) by `size` and
 // keeps the image's window (the rows or columns the tile needs, halo included) in a buffer at `level` in
 // `layout`, shifting the overlap between iterations and loading only the new part. A strided conv's window steps
 // by the stride; a padded conv's window holds the padded image's rows (zeroes outside the image), so its body is
@@ -10,7 +11,7 @@
 namespace kriek {
 
 /// Preconditions:
-///   (1) the op is Conv;
+///   (1) the op is a Conv, or a Compose of a Conv then elementwise stages (leading_conv);
 ///   (2) `dim` is a spatial dimension of the output (0 or 1; 1 or 2 for the batched rank-4 form);
 ///   (3) 1 <= size < the output's extent in `dim`;
 ///   (4) the target has `level`;

@@ -49,6 +49,11 @@ struct Reduction {
 /// for `main`, anything but Conv for the filter axes).
 std::optional<Reduction> reduction_of(const Spec& spec, ReductionAxis axis = ReductionAxis::main);
 
+/// The map of every operand of `spec` when its output follows `out_map` (one DimMap per output dimension), as
+/// tile_out's loops map them (tile_out.cpp: per op kind; a Compose's stages last first, so conv halos add up);
+/// expects a valid Spec (shapes agree).
+PerOperand<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out_map);
+
 /// The first padded Conv among the op's stages (the op itself when primitive), or nullptr: Sched steps other than
 /// pad_image require none.
 const Conv* padded_conv(const Op& op);

@@ -75,43 +75,6 @@ PerOperand<OperandMap> input_maps(const PrimitiveOp& op, std::span<const Shape> 
       op);
 }
 
-/// The map of every operand of `spec` when its output follows `out_map` (one DimMap per output dimension);
-/// expects a valid Spec (shapes agree).
-PerOperand<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out_map) {
-  PerOperand<OperandMap> maps(spec.operands.size());
-  maps.back() = out_map;
-  const auto* c = std::get_if<Compose>(&spec.op);
-  if (c == nullptr) {
-    PerOperand<Shape> in;
-    for (const auto& t : spec.inputs()) in.push_back(t.shape);
-    auto im = input_maps(*primitive(spec.op), span_of(in), spec.output().shape, out_map);
-    for (std::size_t i = 0; i < im.size(); ++i) maps[i] = std::move(im[i]);
-    return maps;
-  }
-  std::vector<Shape> shapes;
-  for (const auto& t : spec.inputs()) shapes.push_back(t.shape);
-  const std::vector<Shape> mids = compose_intermediate_shapes(*c, shapes);
-  // First external operand of each stage.
-  std::vector<std::size_t> first(c->stages.size());
-  for (std::size_t s = 0, next = 0; s < c->stages.size(); ++s) {
-    first[s] = next;
-    next += input_count(c->stages[s]) - (s > 0);
-  }
-  OperandMap o = out_map;
-  for (std::size_t s = c->stages.size(); s-- > 0;) {
-    const PrimitiveOp& stage = c->stages[s];
-    PerOperand<Shape> in;
-    if (s > 0) in.push_back(mids[s - 1]);
-    const std::size_t externals = input_count(stage) - (s > 0);
-    for (std::size_t j = 0; j < externals; ++j) in.push_back(shapes[first[s] + j]);
-    const Shape& out = s + 1 < c->stages.size() ? mids[s] : spec.output().shape;
-    auto im = input_maps(stage, span_of(in), out, o);
-    for (std::size_t j = 0; j < externals; ++j) maps[first[s] + j] = std::move(im[j + (s > 0)]);
-    if (s > 0) o = std::move(im[0]);
-  }
-  return maps;
-}
-
 /// The output map of a loop whose axes are the output dimensions where `tile` is below the extent, in order.
 /// The output dimensions of an unpadded conv whose image has rows (or columns) past the last window, which no
 /// output reads (a stride that does not divide what the last window leaves).
@@ -244,6 +207,45 @@ Why register_fails(const TileOut& action, const Spec& spec, const Target& target
 }
 
 }  // namespace
+
+namespace sched_detail {
+
+PerOperand<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out_map) {
+  PerOperand<OperandMap> maps(spec.operands.size());
+  maps.back() = out_map;
+  const auto* c = std::get_if<Compose>(&spec.op);
+  if (c == nullptr) {
+    PerOperand<Shape> in;
+    for (const auto& t : spec.inputs()) in.push_back(t.shape);
+    auto im = input_maps(*primitive(spec.op), span_of(in), spec.output().shape, out_map);
+    for (std::size_t i = 0; i < im.size(); ++i) maps[i] = std::move(im[i]);
+    return maps;
+  }
+  std::vector<Shape> shapes;
+  for (const auto& t : spec.inputs()) shapes.push_back(t.shape);
+  const std::vector<Shape> mids = compose_intermediate_shapes(*c, shapes);
+  // First external operand of each stage.
+  std::vector<std::size_t> first(c->stages.size());
+  for (std::size_t s = 0, next = 0; s < c->stages.size(); ++s) {
+    first[s] = next;
+    next += input_count(c->stages[s]) - (s > 0);
+  }
+  OperandMap o = out_map;
+  for (std::size_t s = c->stages.size(); s-- > 0;) {
+    const PrimitiveOp& stage = c->stages[s];
+    PerOperand<Shape> in;
+    if (s > 0) in.push_back(mids[s - 1]);
+    const std::size_t externals = input_count(stage) - (s > 0);
+    for (std::size_t j = 0; j < externals; ++j) in.push_back(shapes[first[s] + j]);
+    const Shape& out = s + 1 < c->stages.size() ? mids[s] : spec.output().shape;
+    auto im = input_maps(stage, span_of(in), out, o);
+    for (std::size_t j = 0; j < externals; ++j) maps[first[s] + j] = std::move(im[j + (s > 0)]);
+    if (s > 0) o = std::move(im[0]);
+  }
+  return maps;
+}
+
+}  // namespace sched_detail
 
 std::optional<NotApplicable> tile_out_fails(const TileOut& action, const Spec& spec, const Target& target) {
   if (Why w = shape_fails(action, spec)) return w;

@@ -1,6 +1,9 @@
 // conv_geometry: the extents of a Conv's three forms and the user errors of bad ones.
 #include "spec/conv_geometry.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "spec/error.h"
 
 namespace kriek {
@@ -43,5 +46,15 @@ ConvGeometry conv_geometry(const Conv& conv, const Shape& img, const Shape& f) {
   g.ow = (g.w + 2 * g.pad[1] - g.fw) / g.stride[1] + 1;
   return g;
 }
+
+const Conv* leading_conv(const Op& op) {
+  if (const auto* conv = std::get_if<Conv>(&op)) return conv;
+  const auto* c = std::get_if<Compose>(&op);
+  if (c == nullptr || c->stages.empty() || !std::holds_alternative<Conv>(c->stages.front())) return nullptr;
+  const bool epilogue = std::all_of(c->stages.begin() + 1, c->stages.end(), is_elementwise);
+  return epilogue ? &std::get<Conv>(c->stages.front()) : nullptr;
+}
+
+Conv* leading_conv(Op& op) { return const_cast<Conv*>(leading_conv(std::as_const(op))); }
 
 }  // namespace kriek

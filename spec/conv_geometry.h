@@ -36,4 +36,10 @@ inline std::size_t conv_row_dim(std::size_t rank) { return rank == 4 ? 1 : 0; }
 /// filter, filters larger than the padded image).
 ConvGeometry conv_geometry(const Conv& conv, const Shape& img, const Shape& filters);
 
+/// The conv an op computes as a conv: the op itself, or the first stage of a Compose whose later stages are all
+/// elementwise (an epilogue, compose[conv, add, relu]: its output is the conv's, its first two inputs the conv's
+/// image and filters, so it tiles, slides and pads its image like the conv); nullptr for any other op.
+const Conv* leading_conv(const Op& op);
+Conv* leading_conv(Op& op);
+
 }  // namespace kriek

@@ -126,6 +126,11 @@ struct ReduceSum {
 /// Every op kind but Compose.
 using PrimitiveOp = std::variant<Matmul, Conv, Move, Zero, Unary, Binary, ReduceSum>;
 
+/// True for the ops computed element by element (Unary, Binary): a stage of an epilogue.
+inline bool is_elementwise(const PrimitiveOp& op) {
+  return std::holds_alternative<Unary>(op) || std::holds_alternative<Binary>(op);
+}
+
 /// A pipeline of primitive ops, in execution order: the output of stage i is input 0 of stage i+1.
 /// Operands: all inputs of stage 0, then the inputs of each later stage but its first, then the final output.
 /// Intermediate results have the output's dtype; their shapes follow from the stages' shape rules.

@@ -15,19 +15,6 @@ using namespace kriek::sched_test;
 
 namespace {
 
-template <class A>
-std::vector<A> only(const std::vector<Action>& actions) {
-  std::vector<A> out;
-  for (const auto& a : actions) {
-    if (const auto* x = std::get_if<A>(&a)) out.push_back(*x);
-  }
-  return out;
-}
-
-bool contains(const std::vector<Action>& actions, const Action& a) {
-  return std::find(actions.begin(), actions.end(), a) != actions.end();
-}
-
 /// Requires that every enumerated action of `spec` applies; returns the Specs of the holes they make.
 std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
   std::vector<Spec> children;

@@ -3,9 +3,11 @@
 // files under test/sched/golden/ (UPDATE_GOLDEN=1 rewrites them).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "sched/action.h"
 #include "support/random_spec.h"
@@ -32,6 +34,20 @@ Spec compose(std::vector<PrimitiveOp> stages, std::vector<Shape> inputs);
 ImplPtr applied(const Action& action, const Spec& spec, const Target& target = avx512());
 /// The reason the action does not apply; fails the test when it applies.
 std::string reason(const Action& action, const Spec& spec, const Target& target = avx512());
+
+/// The actions of kind A among `actions`, in order.
+template <class A>
+std::vector<A> only(const std::vector<Action>& actions) {
+  std::vector<A> out;
+  for (const auto& a : actions) {
+    if (const auto* x = std::get_if<A>(&a)) out.push_back(*x);
+  }
+  return out;
+}
+
+inline bool contains(const std::vector<Action>& actions, const Action& a) {
+  return std::find(actions.begin(), actions.end(), a) != actions.end();
+}
 
 /// True when `impl`, interpreted on random operands from a seed drawn from `rng`, computes the reference
 /// (test/support/interpret_check.h); the seed and the error are reported when not.

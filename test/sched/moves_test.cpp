@@ -19,9 +19,6 @@ MoveTo to(std::uint8_t op, Level l, Layout layout = Layout::row_major(), std::ui
   return MoveTo{op, l, layout, vs};
 }
 const MoveOp& move_of(const ImplPtr& n) { return std::get<MoveOp>(n->kind); }
-bool contains(const std::vector<Action>& actions, const Action& a) {
-  return std::find(actions.begin(), actions.end(), a) != actions.end();
-}
 
 }  // namespace
 

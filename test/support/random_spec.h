@@ -33,7 +33,8 @@ inline std::vector<float> random_data(std::mt19937_64& rng, std::int64_t n) {
   return v;
 }
 
-/// A random valid Spec of op kind `kind` (0..7: matmul, conv, move, zero, relu, binary, reducesum, compose)
+/// A random valid Spec of op kind `kind` (0..7: matmul, conv, move, zero, relu, binary, reducesum, compose: a
+/// matmul or conv with an elementwise epilogue)
 /// with extents in [1, max_extent], every operand in GL row-major except, for a third of the matmuls and convs,
 /// a pre-packed B: the rhs (filters) blocked on its last dimension by 16 columns, the layout its kernel takes
 /// (see prepacked).
@@ -98,7 +99,17 @@ inline Spec random_spec_row_major(std::mt19937_64& rng, int kind, std::int64_t m
       return Spec{ReduceSum{axis, coin()}, {dense(s), dense(o)}};
     }
     default: {
-      // matmul then relu, or matmul then add of a broadcast row.
+      // matmul then relu, matmul then add of a broadcast row, or a conv (strided and padded half the time) then
+      // add of a bias per output channel and relu.
+      if (std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
+        const Spec c = random_spec_row_major(rng, 1, max_extent);
+        Conv conv = std::get<Conv>(c.op);
+        conv.accumulate = false;
+        Shape bias(c.output().rank(), 1);
+        bias.back() = c.output().shape.back();
+        return Spec{Compose{{conv, Binary{BinaryOp::add}, Unary{UnaryOp::relu}}},
+                    {c.input(0), c.input(1), dense(bias), c.output()}};
+      }
       const auto m = ext(), k = ext(), n = ext();
       if (coin()) {
         return Spec{Compose{{Matmul{}, Unary{UnaryOp::relu}}}, {dense({m, k}), dense({k, n}), dense({m, n})}};
