@@ -297,6 +297,13 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
   // A conv in registers reads its inputs where they are (packing them per register tile repeats the copy).
   if (cp.in_registers) return;
   const bool conv = cp.led;
+  // An elementwise op reads each input element once: a copy in another layout only adds its own traffic, so its
+  // inputs, and a conv epilogue's (a bias, a shortcut), move into caches as aliases (and into registers) only
+  // (compose[conv[pad=1], add, add, relu] 1x14x14x32 3x3x32x32 1x1x1x32 1x14x14x32, whose unfused epilogue over
+  // a buffer searched every packing of its bias and shortcut: 135,663 -> 64,607 Specs, the same best cost).
+  const auto* pipeline = std::get_if<Compose>(&spec.op);
+  const bool elementwise = pipeline ? std::all_of(pipeline->stages.begin(), pipeline->stages.end(), is_elementwise)
+                                    : std::holds_alternative<Unary>(spec.op) || std::holds_alternative<Binary>(spec.op);
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     if (i != 1 && cp.pointwise) continue;  // its image and output are the matmul's to move
     const TensorSpec& t = spec.operands[i];
@@ -313,7 +320,8 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
     // core), the DP's pick packed 384x256 blocks of A in panels and ran at 67 GFLOP/s; the same tree with the
     // blocks copied row-major at 91 (0.74x the time, alternating), priced alike.
     const bool matmul_lhs = !conv && i == 0 && std::holds_alternative<Matmul>(spec.op);
-    if (!is_output) {
+    const bool epilogue_input = cp.led && !cp.own && i >= 2;
+    if (!is_output && !elementwise && !epilogue_input) {
       // A conv packs its image row-major (to_matmul reads its channels as K) and its filters into panels of
       // output channels (oneDNN's Ohwi8o..64o), nothing else.
       const bool panels = t.rank() >= 2 && width > 1;
@@ -392,23 +400,29 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
   }
 }
 
-/// True when a Compose may buffer its intermediate in memory (GL, L1), not only in registers. Not an elementwise
-/// pipeline where the target has vector registers: a register tile of any size fuses its stages, which no
-/// buffer in memory beats (compose[add, relu] 1x14x14x32 1x1x1x32: 57,729 -> 20,341 Specs, the same pick); a
-/// conv with an elementwise epilogue only where its output is contiguous (the whole output or blocks of its rows,
-/// before the conv path cuts them into the tiles whose epilogue fuses in registers).
-bool memory_cuts(const Spec& spec, const Compose& c, const ConvPath& cp, const Target& target) {
-  if (!target.has_level(Level::VRF)) return true;
-  if (std::all_of(c.stages.begin(), c.stages.end(), is_elementwise)) return false;
-  return !cp.led || spec.output().contiguous;
+/// The cuts a Compose is offered (1 up to `end`, exclusive) and whether in memory (GL, L1) as well as in registers.
+/// On a target with vector registers, an elementwise pipeline only in registers and after its first stage: a
+/// register tile of any size fuses its stages, which no buffer in memory beats, and cutting them off one at a time
+/// from the front reaches every fused chain once (compose[add, relu] 1x14x14x32 1x1x1x32: 57,729 -> 20,341
+/// Specs, the same pick); a conv with an elementwise epilogue after its conv only (the epilogue then fuses among
+/// itself), in memory only where its output is contiguous (the whole output or blocks of its rows, before the
+/// conv path cuts them into the tiles whose epilogue fuses in registers).
+struct Cuts {
+  std::size_t end;
+  bool memory;
+};
+
+Cuts compose_cuts(const Spec& spec, const Compose& c, const ConvPath& cp, const Target& target) {
+  if (!target.has_level(Level::VRF)) return {c.stages.size(), true};
+  if (std::all_of(c.stages.begin(), c.stages.end(), is_elementwise)) return {2, false};
+  if (cp.led) return {2, spec.output().contiguous};
+  return {c.stages.size(), true};
 }
 
 void bufferizes(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
   const auto* c = std::get_if<Compose>(&spec.op);
   if (c == nullptr) return;
-  const bool memory_buffers = memory_cuts(spec, *c, cp, target);
-  // A conv's epilogue is cut off whole: the elementwise stages after it fuse among themselves anyway.
-  const std::size_t cuts = cp.led ? 2 : c->stages.size();
+  const auto [cuts, memory_buffers] = compose_cuts(spec, *c, cp, target);
   for (std::size_t cut = 1; cut < cuts; ++cut) {
     for (Level l : {Level::GL, Level::L1, Level::VRF}) {
       if (!memory_buffers && !is_register_level(l)) continue;

@@ -116,4 +116,19 @@ TEST_CASE("enumerate: a conv's epilogue slides and pads with it, cut off whole, 
   for (const Bufferize& b : only<Bufferize>(enumerate_actions(ew, t))) CHECK(b.level == Level::VRF);
   CHECK_FALSE(only<Bufferize>(enumerate_actions(ew, t)).empty());
   CHECK(contains(enumerate_actions(ew, scalar_target()), Action{Bufferize{1, Level::GL, Layout::row_major()}}));
+  // Cut after its first stage only: the rest is a shorter pipeline that cuts again.
+  const Spec three = compose({Binary{BinaryOp::add}, Binary{BinaryOp::add}, Unary{}}, {{4, 32}, {1, 32}, {4, 32}});
+  for (const Bufferize& b : only<Bufferize>(enumerate_actions(three, t))) CHECK(b.cut == 1);
+  // Elementwise inputs and a conv epilogue's move into caches as aliases only; the conv's image is packed.
+  for (const Spec& spec : {ew, three, binary(BinaryOp::add, {64, 64}, {1, 64}), relu({64, 64})}) {
+    for (const MoveTo& m : only<MoveTo>(enumerate_actions(spec, t))) {
+      if (is_register_level(m.level)) continue;
+      INFO(action_text(Action{m}));
+      CHECK(m.layout == spec.operands[m.operand].layout);
+    }
+  }
+  for (const MoveTo& m : only<MoveTo>(actions)) {
+    if (m.operand == 2 && !is_register_level(m.level)) CHECK(m.layout == Layout::row_major());
+  }
+  CHECK(contains(actions, Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
 }
