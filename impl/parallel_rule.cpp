@@ -31,9 +31,9 @@ std::int64_t largest_buffer(const Spec& spec) {
     most = std::max(most, volume(padded_image_shape(spec)));
   }
   if (const auto* c = std::get_if<Compose>(&spec.op)) {
-    std::vector<Shape> inputs;
+    PerOperand<Shape> inputs;
     for (const TensorSpec& t : spec.inputs()) inputs.push_back(t.shape);
-    for (const Shape& mid : compose_intermediate_shapes(*c, inputs)) most = std::max(most, volume(mid));
+    for (const Shape& mid : compose_intermediate_shapes(*c, span_of(inputs))) most = std::max(most, volume(mid));
   }
   return most;
 }

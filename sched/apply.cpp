@@ -71,9 +71,9 @@ std::string shape_error(const Spec& spec) {
            " takes " + std::to_string(input_count(spec.op) + 1);
   }
   if (std::holds_alternative<Zero>(spec.op)) return "";
-  std::vector<Shape> in;
+  PerOperand<Shape> in;
   for (const auto& t : spec.inputs()) in.push_back(t.shape);
-  if (infer_output_shape(spec.op, in) != spec.output().shape) return "the output's shape is not the op's";
+  if (infer_output_shape(spec.op, span_of(in)) != spec.output().shape) return "the output's shape is not the op's";
   return "";
 }
 

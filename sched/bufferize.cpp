@@ -9,9 +9,9 @@ namespace kriek {
 using namespace sched_detail;
 
 Shape bufferize_intermediate(const Compose& c, const Spec& spec, std::size_t cut) {
-  std::vector<Shape> in;
+  PerOperand<Shape> in;
   for (const auto& t : spec.inputs()) in.push_back(t.shape);
-  return compose_intermediate_shapes(c, in)[cut - 1];
+  return compose_intermediate_shapes(c, span_of(in))[cut - 1];
 }
 
 std::optional<NotApplicable> bufferize_fails(const Bufferize& a, const Spec& spec, const Target& target) {

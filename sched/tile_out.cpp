@@ -221,9 +221,9 @@ PerOperand<OperandMap> output_tile_maps(const Spec& spec, const OperandMap& out_
     for (std::size_t i = 0; i < im.size(); ++i) maps[i] = std::move(im[i]);
     return maps;
   }
-  std::vector<Shape> shapes;
+  PerOperand<Shape> shapes;
   for (const auto& t : spec.inputs()) shapes.push_back(t.shape);
-  const std::vector<Shape> mids = compose_intermediate_shapes(*c, shapes);
+  const PerOperand<Shape> mids = compose_intermediate_shapes(*c, span_of(shapes));
   // First external operand of each stage.
   std::vector<std::size_t> first(c->stages.size());
   for (std::size_t s = 0, next = 0; s < c->stages.size(); ++s) {

@@ -82,21 +82,21 @@ Shape infer_output_shape(const PrimitiveOp& op, std::span<const Shape> in) {
                     op);
 }
 
-std::vector<Shape> compose_intermediate_shapes(const Compose& c, std::span<const Shape> in) {
+PerOperand<Shape> compose_intermediate_shapes(const Compose& c, std::span<const Shape> in) {
   if (c.stages.size() < 2) user_error("compose needs at least 2 stages, got ", c.stages.size());
-  std::vector<Shape> out;
+  PerOperand<Shape> out;
   std::size_t next = 0;
   Shape carried;
   for (std::size_t i = 0; i < c.stages.size(); ++i) {
     const PrimitiveOp& stage = c.stages[i];
     if (std::holds_alternative<Zero>(stage)) user_error("compose stage ", i, " is zero, which takes no input");
-    std::vector<Shape> args;
+    PerOperand<Shape> args;
     if (i > 0) args.push_back(carried);
     while (args.size() < input_count(stage)) {
       if (next >= in.size()) user_error("compose stages need more inputs than the ", in.size(), " given");
       args.push_back(in[next++]);
     }
-    carried = infer_output_shape(stage, args);
+    carried = infer_output_shape(stage, span_of(args));
     if (i + 1 < c.stages.size()) out.push_back(carried);
   }
   KRIEK_ASSERT(next == in.size(), "compose input count mismatch");
@@ -109,12 +109,12 @@ Shape infer_output_shape(const Op& op, std::span<const Shape> in) {
       user_error("compose of ", c->stages.size(), " stages takes ", input_count(op), " inputs, got ", in.size());
     }
     // The final stage's output: rerun the last stage on the last intermediate.
-    auto mids = compose_intermediate_shapes(*c, in);
-    std::vector<Shape> args{mids.back()};
+    const PerOperand<Shape> mids = compose_intermediate_shapes(*c, in);
+    PerOperand<Shape> args{mids.back()};
     std::size_t used = 0;
     for (std::size_t i = 0; i + 1 < c->stages.size(); ++i) used += input_count(c->stages[i]) - (i > 0);
     for (std::size_t i = used; i < in.size(); ++i) args.push_back(in[i]);
-    return infer_output_shape(c->stages.back(), args);
+    return infer_output_shape(c->stages.back(), span_of(args));
   }
   return infer_output_shape(*primitive(op), in);
 }

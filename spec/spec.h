@@ -63,8 +63,9 @@ struct SpecHash {
 Shape infer_output_shape(const PrimitiveOp& op, std::span<const Shape> inputs);
 /// The same for any op; for Compose, runs the stages in order.
 Shape infer_output_shape(const Op& op, std::span<const Shape> inputs);
-/// Shapes of a Compose's intermediate results, stage 0's output first (one per stage but the last).
-std::vector<Shape> compose_intermediate_shapes(const Compose& c, std::span<const Shape> inputs);
+/// Shapes of a Compose's intermediate results, stage 0's output first (one per stage but the last). Held inline:
+/// the search works them out for every tile and cut it tries of a pipeline.
+PerOperand<Shape> compose_intermediate_shapes(const Compose& c, std::span<const Shape> inputs);
 
 /// Checks the Spec against its op's shape rules and the target (levels exist, vector sizes fit, dtypes
 /// supported). Throws UserError naming the offending values.
