@@ -17,7 +17,8 @@
 // the kernel's rounds. "of BW" is the reference time over the kernel's; a reduction's output is small, so its
 // reference is the read bandwidth.
 // Epilogues: the time of compose[matmul, add, relu] (bias row and activation) over the time of the matmul alone, and
-// of compose[conv, add, relu] (bias per output channel) over the conv alone; Figure 2's pipeline
+// of compose[conv, add, relu] (bias per output channel) and compose[conv, add, add, relu] (bias and a residual
+// block's shortcut) over the conv alone; Figure 2's pipeline
 // compose[conv, reducesum, conv] timed whole.
 //
 // Build it with `cmake --build build --target bench_ops`. Never part of the tests.
@@ -76,6 +77,10 @@ const std::vector<std::array<std::string, 3>> kConvEpilogues = {{"conv[pad=1]", 
                                                                 {"conv[stride=2,pad=1]", "1x28x28x32", "3x3x32x64"},
                                                                 {"conv", "1x28x28x128", "1x1x128x64"},
                                                                 {"conv[pad=1]", "1x12x12x24", "3x3x24x40"}};
+/// Conv layers of a residual block's second conv (op, image, filters; the output the image's shape): timed alone
+/// and with a bias, the block's input (the shortcut) added and relu, fused: compose[conv, add, add, relu].
+const std::vector<std::array<std::string, 3>> kResidualEpilogues = {{"conv[pad=1]", "1x14x14x64", "3x3x64x64"},
+                                                                    {"conv[pad=1]", "1x7x7x128", "3x3x128x128"}};
 /// Pipelines timed whole (GFLOP/s only): the Kriek report's Figure 2.
 const std::vector<std::string> kPipelines = {"compose[conv, reducesum[axis=2], conv] 10x10 5x5x6 5x5x6 f32",
                                              "compose[conv, reducesum[axis=2], conv] 36x36 5x5x16 5x5x16 f32"};
@@ -272,7 +277,14 @@ int run(int argc, char** argv) {
         pairs.push_back({op + " " + image + " " + filters, op + " " + image + " " + filters + " f32",
                          "compose[" + op + ", add, relu] " + image + " " + filters + " 1x1x1x" + channels + " f32"});
       }
-      std::printf("\nepilogues: compose[op, add, relu] (bias, relu) against the op alone, 1 thread\n");
+      for (const auto& [op, image, filters] : kResidualEpilogues) {
+        const std::string channels = split(filters, 'x').back();
+        pairs.push_back({op + " " + image + " " + filters + " +shortcut", op + " " + image + " " + filters + " f32",
+                         "compose[" + op + ", add, add, relu] " + image + " " + filters + " 1x1x1x" + channels + " " +
+                             image + " f32"});
+      }
+      std::printf("\nepilogues: compose[op, add, relu] (bias, relu; +shortcut: compose[op, add, add, relu]) against the "
+                  "op alone, 1 thread\n");
       std::printf("%-44s %12s %12s %14s\n", "op", "plain GF/s", "fused GF/s", "fused / plain");
       std::vector<double> ratios;
       for (const auto& [label, plain_text, fused_text] : pairs) {
