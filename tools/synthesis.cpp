@@ -106,8 +106,8 @@ void refuse_beyond_memory(const Spec& spec) {
   for (const TensorSpec& t : spec.operands) needed += t.bytes();
   const std::int64_t available = physical_memory_bytes();
   if (available > 0 && needed > available) {
-    user_error("the operands of ", spec_text(spec), " need ", needed, " bytes (", gib(needed), ") but this machine has ",
-               available, " bytes (", gib(available), ")");
+    user_error("the operands of ", spec_text(spec), " need ", needed, " bytes (", gib(needed),
+               ") but this machine has ", available, " bytes (", gib(available), ")");
   }
 }
 
@@ -175,9 +175,9 @@ Synthesis synthesize(const std::string& text, const Args& args) {
 
 std::string Synthesis::save_table() {
   if (!table_path) return "";
-  const WriteSummary w = kriek::save_table(*table_path, target(), synth->model(),
-                                           [&](const FrontierVisitor& v) { synth->for_each_encoded(v); }, !replace_table,
-                                           table ? &*table : nullptr);
+  const auto encoded = [&](const FrontierVisitor& v) { synth->for_each_encoded(v); };
+  const WriteSummary w =
+      kriek::save_table(*table_path, target(), synth->model(), encoded, !replace_table, table ? &*table : nullptr);
   note_root_use(*table_path, stable_hash(table_key(spec)));
   std::ostringstream out;
   out << "table: " << table_path->string() << " (" << synth->stats().specs_loaded << " Specs read, " << w.entries

@@ -33,6 +33,7 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
     candidates.push_back(std::move(a.decision));
     impls.push_back(std::move(a.impl));
   }
+  if (candidates.empty()) user_error("no Impl of ", s.spec, " fits the memory limits");
   // Saved first: every child a candidate names is then in the table, so its Impl rebuilds from the table alone.
   if (const std::string saved = s.save_table(); !saved.empty()) out << saved << "\n";
   const codegen::RemoveAtExit dir(codegen::make_temp_dir());  // whatever the outcome
@@ -59,7 +60,6 @@ std::optional<TuneOutcome> tune(Synthesis& s, std::size_t top, std::ostream& out
         << flop_count(s.spec) / best[i] * 1e-9 << "  " << action_text(candidates[i].action, s.spec)
         << (i == 0 ? "  (the DP's pick)" : "") << "\n";
   }
-  if (candidates.empty()) user_error("no Impl of ", s.spec, " fits the memory limits");
   std::size_t fastest = static_cast<std::size_t>(std::min_element(best.begin(), best.end()) - best.begin());
   if (best[fastest] * kTuneMargin > best[0]) fastest = 0;
   const TunedRecord record{candidates[fastest], best[fastest], best[0],
