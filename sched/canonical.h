@@ -18,6 +18,8 @@
 // Preconditions: none (any Spec; an invalid one comes back with only these flags changed).
 #pragma once
 
+#include <optional>
+
 #include "spec/spec.h"
 
 namespace kriek {
@@ -29,6 +31,9 @@ inline constexpr int kCanonicalRulesVersion = 3;
 
 /// The Spec with serial_only and alignment normalized where they cannot matter (rules above).
 Spec canonical_spec(const Spec& spec);
+/// canonical_spec(spec) where it differs from `spec`, else nullopt: the memo's lookups, which would otherwise
+/// count a serial Spec's work and buffers twice (is_canonical, then canonical_spec).
+std::optional<Spec> canonicalized(const Spec& spec);
 /// True when canonical_spec(spec) == spec (without building it).
 bool is_canonical(const Spec& spec);
 

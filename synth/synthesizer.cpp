@@ -41,7 +41,7 @@ int Synthesizer::threads() const { return memo_->arena->max_concurrency(); }
 
 std::pair<const Spec*, Synthesizer::Slot*> Synthesizer::entry(const Spec& asked) {
   std::optional<Spec> canonical;
-  if (options_.canonical && !is_canonical(asked)) canonical = canonical_spec(asked);
+  if (options_.canonical) canonical = canonicalized(asked);
   const Spec& spec = canonical ? *canonical : asked;
   auto it = memo_->map.find(spec);
   if (it == memo_->map.end()) it = memo_->map.emplace(spec, std::make_unique<Slot>()).first;
