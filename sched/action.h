@@ -131,6 +131,9 @@ using Action = std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, T
 ApplyResult apply(const Action& action, const Spec& spec, const Target& target);
 /// The node apply() makes, as its kind and its children's Specs (no Impl node, no Holes). Never throws.
 ExpandResult expand(const Action& action, const Spec& spec, const Target& target);
+/// expand() for a Spec known to keep its op's shape rules (operand count, output shape), which expand() checks
+/// first: the search checks each Spec's rules with its first action only, not again for each of its thousands.
+ExpandResult expand_valid(const Action& action, const Spec& spec, const Target& target);
 
 /// Every legal action of `spec`, in a deterministic order (see enumerate.cpp for the tile-size grid).
 std::vector<Action> enumerate_actions(const Spec& spec, const Target& target);

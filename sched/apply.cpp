@@ -80,10 +80,14 @@ std::string shape_error(const Spec& spec) {
 }  // namespace
 
 ExpandResult expand(const Action& action, const Spec& spec, const Target& target) {
+  if (std::string why = shape_error(spec); !why.empty()) {
+    return NotApplicable{text(action, &spec) + ": the Spec is invalid: " + why};
+  }
+  return expand_valid(action, spec, target);
+}
+
+ExpandResult expand_valid(const Action& action, const Spec& spec, const Target& target) {
   try {
-    if (std::string why = shape_error(spec); !why.empty()) {
-      return NotApplicable{text(action, &spec) + ": the Spec is invalid: " + why};
-    }
     return std::visit(overloaded{[&](const TileOut& a) { return expand_tile_out(a, spec, target); },
                                  [&](const Split& a) { return expand_split(a, spec, target); },
                                  [&](const Slide& a) { return expand_slide(a, spec, target); },

@@ -122,9 +122,10 @@ void Synthesizer::search(Job* j) {
   std::vector<std::pair<const Spec*, Slot*>> asks;
   asks.reserve(2 * j->actions.size());
   for (std::size_t a = 0; a < j->actions.size(); ++a) {
-    ExpandResult expanded = expand(j->actions[a], spec, target_);
+    const Action& action = j->actions[a];
+    ExpandResult expanded = a == 0 ? expand(action, spec, target_) : expand_valid(action, spec, target_);
     const auto* ex = std::get_if<Expansion>(&expanded);
-    KRIEK_ASSERT(ex, "enumerated action ", action_text(j->actions[a]), " does not apply: ",
+    KRIEK_ASSERT(ex, "enumerated action ", action_text(action), " does not apply: ",
                  std::get<NotApplicable>(expanded).reason);
     j->costs[a] = node_cost(spec, ex->kind, ex->children, target_, model_);
     if (j->costs[a].own.fits(capacity_)) {
