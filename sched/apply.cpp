@@ -80,8 +80,12 @@ std::string shape_error(const Spec& spec) {
 }  // namespace
 
 ExpandResult expand(const Action& action, const Spec& spec, const Target& target) {
-  if (std::string why = shape_error(spec); !why.empty()) {
-    return NotApplicable{text(action, &spec) + ": the Spec is invalid: " + why};
+  try {
+    if (std::string why = shape_error(spec); !why.empty()) {
+      return NotApplicable{text(action, &spec) + ": the Spec is invalid: " + why};
+    }
+  } catch (const UserError& e) {
+    return NotApplicable{text(action, &spec) + ": the Spec is invalid: " + e.what()};
   }
   return expand_valid(action, spec, target);
 }
