@@ -283,8 +283,8 @@ int run(int argc, char** argv) {
                          "compose[" + op + ", add, add, relu] " + image + " " + filters + " 1x1x1x" + channels + " " +
                              image + " f32"});
       }
-      std::printf("\nepilogues: compose[op, add, relu] (bias, relu; +shortcut: compose[op, add, add, relu]) against the "
-                  "op alone, 1 thread\n");
+      std::printf("\nepilogues: compose[op, add, relu] (bias, relu; +shortcut: compose[op, add, add, relu]) "
+                  "against the op alone, 1 thread\n");
       std::printf("%-44s %12s %12s %14s\n", "op", "plain GF/s", "fused GF/s", "fused / plain");
       std::vector<double> ratios;
       for (const auto& [label, plain_text, fused_text] : pairs) {
