@@ -194,8 +194,8 @@ void splits(const Spec& spec, const ConvPath& cp, const Target& target, std::vec
 std::vector<Level> memory_levels(const Target& target, Level floor) {
   std::vector<Level> out;
   for (Level l : kAllLevels) {
-    const bool not_slower = !target.has_level(floor) || !target.faster(floor, l);
-    if (!is_register_level(l) && target.has_level(l) && not_slower) out.push_back(l);
+    if (is_register_level(l) || !target.has_level(l)) continue;
+    if (!target.has_level(floor) || !target.faster(floor, l)) out.push_back(l);
   }
   return out;
 }
