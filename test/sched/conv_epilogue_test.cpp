@@ -71,6 +71,34 @@ TEST_CASE("slide on a padded, strided conv with a bias and relu: the bias whole,
   }
 }
 
+TEST_CASE("a padded conv's bias and relu on its register tile: slide, a VRF pipeline, taps, brgemm (golden)",
+          "[sched][golden]") {
+  // Each output row: its padded window in L1, the 6x16 tile accumulated in registers over the 3x3 taps and the
+  // channels (bcast_fma), then the bias added and relu applied to the registers before the one store.
+  const Spec s = fused("compose[conv[pad=1], add, relu] 1x6x6x4 3x3x4x16 1x1x1x16 f32");
+  Schedule sch = schedule(s, avx512())
+                     .slide(1, 1, Level::L1)
+                     .bufferize(1, Level::VRF)
+                     .to_accum()
+                     .apply(Split{1, 1})
+                     .apply(Split{1, 2})
+                     .apply(ToMatmul{})
+                     .split(1)
+                     .select(KernelKind::bcast_fma);
+  // The epilogue, compose[add, relu] on the register tile: add into registers, relu from them to the output.
+  for (const OpenHole& h : sch.holes()) {
+    if (std::holds_alternative<Compose>(h.spec.op)) sch = sch.focus(h.name).bufferize(1, Level::VRF);
+  }
+  sch = sch.complete();
+  const std::string printed = print_impl(sch.impl());
+  CHECK_THAT(printed, Contains("pipeline[cut 1, VRF row v16] buf1: 1x1x6x16"));
+  CHECK_THAT(printed, Contains("pipeline[cut 1, VRF row v16] buf2: 1x1x6x16"));
+  CHECK_THAT(printed, Contains("vec_unary("));
+  check_golden("conv_epilogue", printed);
+  std::mt19937_64 rng(test_seed(34));
+  CHECK(interprets_reference(sch.impl(), rng));
+}
+
 TEST_CASE("slide on a conv with a residual add: the residual follows the output", "[sched][slide]") {
   const Spec s = fused("compose[conv[pad=1], add] 1x6x6x2 3x3x2x4 1x6x6x4 f32");
   const ImplPtr rows = applied(Slide{1, 2, Level::L1, Layout::row_major()}, s);
