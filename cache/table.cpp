@@ -23,8 +23,8 @@ std::string hex(std::uint64_t v) {
 
 std::string table_key(const Spec& spec) {
   // The search asks with its memo's keys, which are canonical already: no copy for them.
-  if (is_canonical(spec)) return spec_bytes(spec);
-  return spec_bytes(canonical_spec(spec));
+  const std::optional<Spec> canonical = canonicalized(spec);
+  return spec_bytes(canonical ? *canonical : spec);
 }
 
 Table Table::open(const std::filesystem::path& path) {

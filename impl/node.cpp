@@ -274,7 +274,7 @@ ConvGeometry geometry_of(const Spec& spec) {
 /// pad_unstrides on a conv's geometry. The load's tiles are runs of channels: the TensorSpecs below know no steps,
 /// so the innermost dimension must be channels (more than one) in a row-major image, never the stepped columns.
 bool unstrides(const Spec& spec, const ConvGeometry& g) {
-  return !leading_conv(spec.op)->padded() && g.fh == 1 && g.fw == 1 && (g.stride[0] > 1 || g.stride[1] > 1) &&
+  return g.pad[0] == 0 && g.pad[1] == 0 && g.fh == 1 && g.fw == 1 && (g.stride[0] > 1 || g.stride[1] > 1) &&
          g.rank >= 3 && g.c > 1 && spec.input(0).layout.kind == Layout::Kind::row_major;
 }
 

@@ -41,11 +41,6 @@ struct ConvPath {
 
 ConvPath conv_path(const Spec& spec);
 
-/// True when a conv's output may move into `level`: into a register level only as one unpadded output row of
-/// one image (to_matmul's shape, or a single element for direct_conv), since the register stage neither tiles,
-/// slides nor pads.
-bool conv_output_may_move(const Spec& spec, const ConvPath& cp, Level level);
-
 /// Appends the move_to actions of `spec` (enumerate.h, step 4).
 void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out);
 

@@ -63,17 +63,20 @@ struct Cuts {
 
 Cuts compose_cuts(const Spec& spec, const Compose& c, const ConvPath& cp, const Target& target) {
   if (!target.has_level(Level::VRF)) return {c.stages.size(), true};
-  if (std::all_of(c.stages.begin(), c.stages.end(), is_elementwise)) return {2, false};
+  if (elementwise_op(spec.op)) return {2, false};
   if (cp.led) return {2, spec.output().contiguous};
   return {c.stages.size(), true};
 }
 
-}  // namespace
-
+/// True when a conv's output may move into `level`: into a register level only as one unpadded output row of
+/// one image (to_matmul's shape, or a single element for direct_conv), since the register stage neither tiles,
+/// slides nor pads.
 bool conv_output_may_move(const Spec& spec, const ConvPath& cp, Level level) {
   if (!cp.own || !is_register_level(level) || spec.output().elements() == 1) return true;
   return !cp.padded && cp.g.batch == 1 && cp.g.oh == 1;
 }
+
+}  // namespace
 
 void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vector<Action>& out) {
   // A conv in registers reads its inputs where they are (packing them per register tile repeats the copy).
@@ -83,9 +86,7 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
   // inputs, and a conv epilogue's (a bias, a shortcut), move into caches as aliases (and into registers) only
   // (compose[conv[pad=1], add, add, relu] 1x14x14x32 3x3x32x32 1x1x1x32 1x14x14x32, whose unfused epilogue over
   // a buffer searched every packing of its bias and shortcut: 135,663 -> 64,607 Specs, the same best cost).
-  const auto* pipeline = std::get_if<Compose>(&spec.op);
-  const bool elementwise = pipeline ? std::all_of(pipeline->stages.begin(), pipeline->stages.end(), is_elementwise)
-                                    : std::holds_alternative<Unary>(spec.op) || std::holds_alternative<Binary>(spec.op);
+  const bool elementwise = elementwise_op(spec.op);
   for (std::size_t i = 0; i < spec.operands.size(); ++i) {
     if (i != 1 && cp.pointwise) continue;  // its image and output are the matmul's to move
     const TensorSpec& t = spec.operands[i];

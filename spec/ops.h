@@ -147,6 +147,17 @@ struct Compose {
 
 using Op = std::variant<Matmul, Conv, Move, Zero, Unary, Binary, ReduceSum, Compose>;
 
+/// True for an op computed element by element in every stage: Unary, Binary, or a Compose of them.
+inline bool elementwise_op(const Op& op) {
+  if (const auto* c = std::get_if<Compose>(&op)) {
+    for (const PrimitiveOp& stage : c->stages) {
+      if (!is_elementwise(stage)) return false;
+    }
+    return true;
+  }
+  return std::holds_alternative<Unary>(op) || std::holds_alternative<Binary>(op);
+}
+
 /// The op as a PrimitiveOp; nullopt for Compose.
 std::optional<PrimitiveOp> primitive(const Op& op);
 Op to_op(const PrimitiveOp& op);

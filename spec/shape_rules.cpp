@@ -82,7 +82,10 @@ Shape infer_output_shape(const PrimitiveOp& op, std::span<const Shape> in) {
                     op);
 }
 
-PerOperand<Shape> compose_intermediate_shapes(const Compose& c, std::span<const Shape> in) {
+namespace {
+
+/// The output shape of every stage of `c`, in order: its intermediates, then its output.
+PerOperand<Shape> stage_output_shapes(const Compose& c, std::span<const Shape> in) {
   if (c.stages.size() < 2) user_error("compose needs at least 2 stages, got ", c.stages.size());
   PerOperand<Shape> out;
   std::size_t next = 0;
@@ -97,9 +100,17 @@ PerOperand<Shape> compose_intermediate_shapes(const Compose& c, std::span<const 
       args.push_back(in[next++]);
     }
     carried = infer_output_shape(stage, span_of(args));
-    if (i + 1 < c.stages.size()) out.push_back(carried);
+    out.push_back(carried);
   }
   KRIEK_ASSERT(next == in.size(), "compose input count mismatch");
+  return out;
+}
+
+}  // namespace
+
+PerOperand<Shape> compose_intermediate_shapes(const Compose& c, std::span<const Shape> in) {
+  PerOperand<Shape> out = stage_output_shapes(c, in);
+  out.pop_back();
   return out;
 }
 
@@ -108,13 +119,7 @@ Shape infer_output_shape(const Op& op, std::span<const Shape> in) {
     if (in.size() != input_count(op)) {
       user_error("compose of ", c->stages.size(), " stages takes ", input_count(op), " inputs, got ", in.size());
     }
-    // The final stage's output: rerun the last stage on the last intermediate.
-    const PerOperand<Shape> mids = compose_intermediate_shapes(*c, in);
-    PerOperand<Shape> args{mids.back()};
-    std::size_t used = 0;
-    for (std::size_t i = 0; i + 1 < c->stages.size(); ++i) used += input_count(c->stages[i]) - (i > 0);
-    for (std::size_t i = used; i < in.size(); ++i) args.push_back(in[i]);
-    return infer_output_shape(c->stages.back(), span_of(args));
+    return stage_output_shapes(*c, in).back();
   }
   return infer_output_shape(*primitive(op), in);
 }

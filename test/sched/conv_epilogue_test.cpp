@@ -86,10 +86,11 @@ TEST_CASE("a padded conv's bias and relu on its register tile: slide, a VRF pipe
                      .split(1)
                      .select(KernelKind::bcast_fma);
   // The epilogue, compose[add, relu] on the register tile: add into registers, relu from them to the output.
-  for (const OpenHole& h : sch.holes()) {
-    if (std::holds_alternative<Compose>(h.spec.op)) sch = sch.focus(h.name).bufferize(1, Level::VRF);
-  }
-  sch = sch.complete();
+  const std::vector<OpenHole> holes = sch.holes();
+  const auto epilogue = std::find_if(holes.begin(), holes.end(),
+                                     [](const OpenHole& h) { return std::holds_alternative<Compose>(h.spec.op); });
+  REQUIRE(epilogue != holes.end());
+  sch = sch.focus(epilogue->name).bufferize(1, Level::VRF).complete();
   const std::string printed = print_impl(sch.impl());
   CHECK_THAT(printed, Contains("pipeline[cut 1, VRF row v16] buf1: 1x1x6x16"));
   CHECK_THAT(printed, Contains("pipeline[cut 1, VRF row v16] buf2: 1x1x6x16"));
@@ -155,8 +156,15 @@ TEST_CASE("enumerate: a conv's epilogue slides and pads with it, cut off whole, 
       CHECK(m.layout == spec.operands[m.operand].layout);
     }
   }
-  for (const MoveTo& m : only<MoveTo>(actions)) {
-    if (m.operand == 2 && !is_register_level(m.level)) CHECK(m.layout == Layout::row_major());
+  // A shortcut of several rows would pack into panels (1x6x10x32 in blk3:16 is another placement); the filters do.
+  const Spec shortcut = fused("compose[conv[pad=1], add, add, relu] 1x6x10x8 3x3x8x32 1x1x1x32 1x6x10x32 f32");
+  const auto with_shortcut = enumerate_actions(shortcut, t);
+  for (const MoveTo& m : only<MoveTo>(with_shortcut)) {
+    if (m.operand >= 2 && m.operand < 4 && !is_register_level(m.level)) {
+      INFO(action_text(Action{m}));
+      CHECK(m.layout == shortcut.operands[m.operand].layout);
+    }
   }
-  CHECK(contains(actions, Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
+  CHECK(contains(with_shortcut, Action{MoveTo{3, Level::L1, Layout::row_major(), 0}}));
+  CHECK(contains(with_shortcut, Action{MoveTo{1, Level::L1, Layout::blocked(3, 16), 0}}));
 }
