@@ -49,11 +49,10 @@ TEST_CASE("a padded conv with a bias and relu slid by hand along rows and column
   for (int i = 0; i < 4; ++i) {
     const std::int64_t f = 3, pad = r.pick(1, 2), stride = r.pick(1, 2), h = r.pick(4, 11), w = r.pick(4, 11);
     const std::int64_t channels = r.pick(1, 4), filters = i % 2 == 0 ? 16 : r.pick(1, 9);
-    const std::string conv = conv_text(h, w, channels, f, filters, stride, pad);
-    const std::size_t space = conv.find(' ');
-    const std::string text = "compose[" + conv.substr(0, space) + ", add, relu]" +
-                             conv.substr(space, conv.size() - space - 4) + " 1x1x1x" + std::to_string(filters) +
-                             " f32";
+    const auto n = [](std::int64_t v) { return std::to_string(v); };
+    const std::string text = "compose[conv[stride=" + n(stride) + ",pad=" + n(pad) + "], add, relu] 1x" + n(h) +
+                             "x" + n(w) + "x" + n(channels) + " " + n(f) + "x" + n(f) + "x" + n(channels) + "x" +
+                             n(filters) + " 1x1x1x" + n(filters) + " f32";
     INFO("spec " << text);
     const Spec spec = parse_spec(text, r.target);
     const auto dim = static_cast<std::uint8_t>(1 + i % 2);
