@@ -64,10 +64,10 @@ class CEmitter final : public Emitter {
     w_.line("float *const " + ws + " = " + workspace_fn_ + "();");
     return ws;
   }
-  void first_or_rest(const Affine& trip, const std::function<void()>& first,
+  void below_or_rest(const Affine& trip, std::int64_t bound, const std::function<void()>& below,
                      const std::function<void()>& rest) override {
-    w_.open("if (" + trip.text() + " == 0)");
-    first();
+    w_.open("if (" + trip.text() + " < " + std::to_string(bound) + ")");
+    below();
     w_.close();
     w_.open("else");
     rest();

@@ -83,14 +83,14 @@ std::string IrEmitter::thread_workspace() {
   return name;
 }
 
-void IrEmitter::first_or_rest(const Affine& trip, const std::function<void()>& first,
+void IrEmitter::below_or_rest(const Affine& trip, std::int64_t bound, const std::function<void()>& below,
                               const std::function<void()>& rest) {
   llvm::Function* f = b_.GetInsertBlock()->getParent();
-  auto* then = llvm::BasicBlock::Create(ctx_, "first", f);
+  auto* then = llvm::BasicBlock::Create(ctx_, "below", f);
   auto* other = llvm::BasicBlock::Create(ctx_, "rest", f);
   auto* join = llvm::BasicBlock::Create(ctx_, "join", f);
-  b_.CreateCondBr(b_.CreateICmpEQ(value(trip), b_.getInt64(0)), then, other);
-  for (auto [block, body] : {std::pair{then, &first}, std::pair{other, &rest}}) {
+  b_.CreateCondBr(b_.CreateICmpSLT(value(trip), b_.getInt64(bound)), then, other);
+  for (auto [block, body] : {std::pair{then, &below}, std::pair{other, &rest}}) {
     b_.SetInsertPoint(block);
     open_scope();
     (*body)();

@@ -43,7 +43,7 @@ class IrEmitter final : public Emitter, public IrKernelContext {
 
   std::string thread_workspace() override;
 
-  void first_or_rest(const Affine& trip, const std::function<void()>& first,
+  void below_or_rest(const Affine& trip, std::int64_t bound, const std::function<void()>& below,
                      const std::function<void()>& rest) override;
 
   void kernel(KernelKind k, const Spec& spec, const std::vector<CView>& ops) override;

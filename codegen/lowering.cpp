@@ -1,11 +1,13 @@
 // The walk that lowers an Impl tree for an Emitter (see lowering.h). It follows impl/interpreter.cpp node for
-// node: loops visit full tiles then each boundary pattern, moves and pipelines run on buffers of their own, slide
-// loops shift their window, kernels become kernel operations. Loops over register-held operands are unrolled
+// node: loops visit full tiles then each boundary pattern (a parallel loop as one loop over all its team's trips,
+// each branching to the body of its pattern), moves and pipelines run on buffers of their own, slide loops shift
+// their window, kernels become kernel operations. Loops over register-held operands are unrolled
 // here, so every register a kernel names is a constant; every other loop is an emitted loop. Buffers in memory
 // levels are carved from a per-thread workspace by a stack discipline (siblings share space), so a parallel
 // loop's body gets its own copy.
 #include "codegen/lowering.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "codegen/slide_window.h"
@@ -129,7 +131,7 @@ class Walk {
     std::uint32_t mask = 0;
     std::size_t body = 0;
     Coord trip;
-    std::size_t collapse = 0;  ///< parallel loops still to open
+    std::uint32_t team = 0;  ///< the axes of the parallel nest (team_axes), whose trips are set before nest()
   };
 
   void loop(const ImplNode& n, const Loop& l, const std::vector<CView>& ops) {
@@ -145,33 +147,74 @@ class Walk {
         s.window = allocate(n.children.front()->spec.operands[l.window->operand]);
         s.plan = window_plan(n.spec, l);
       }
+      s.trip.assign(l.axes.size(), Affine(0));
+      const std::vector<std::size_t> team = team_axes(l, s.unroll);
+      if (!team.empty()) return team_nest(s, team);
       for (s.body = 0; s.body < l.body_masks.size(); ++s.body) {
         s.mask = l.body_masks[s.body];
-        s.trip.assign(l.axes.size(), Affine(0));
-        s.collapse = 0;
-        if (l.parallel) {
-          // The loops nest() opens before the first unrolled one run in parallel, collapsed.
-          std::vector<std::int64_t> trips;
-          for (std::size_t a = 0; a < l.axes.size(); ++a) {
-            if (full_trips(l, s.mask, a) <= 1) continue;
-            if (s.unroll[a]) break;
-            trips.push_back(full_trips(l, s.mask, a));
-          }
-          s.collapse = trips.size();
-          if (!trips.empty()) {
-            parallel_ = true;
-            e_.parallel(trips);
-          }
-        }
         nest(s, 0);
       }
     });
     if (l.parallel) std::swap(outside, prefetches_);
   }
 
+  /// A parallel loop: its team axes' trips, boundary trips included, as one collapsed parallel loop (the
+  /// runtime's ranges or OpenMP's static schedule) whose iterations branch to the body of their boundary pattern.
+  void team_nest(LoopState& s, const std::vector<std::size_t>& team) {
+    const Loop& l = *s.l;
+    std::vector<std::int64_t> trips;
+    for (std::size_t a : team) trips.push_back(l.axes[a].trips());
+    parallel_ = true;
+    e_.parallel(trips);
+    std::vector<Affine> vars;
+    for (std::size_t a : team) {
+      vars.push_back(e_.open_loop(l.axes[a].trips()));
+      vars_.push_back(vars.back());
+      s.team |= 1u << a;
+    }
+    // Each thread carves the bodies' buffers from its own workspace, above what is live outside the loop.
+    const std::string saved = ws_;
+    if (std::ranges::any_of(s.n->children, [](const ImplPtr& c) { return allocates(*c); })) {
+      ws_ = e_.thread_workspace();
+    }
+    team_bodies(s, team, vars, 0, 0);
+    ws_ = saved;
+    for (std::size_t i = 0; i < team.size(); ++i) {
+      vars_.pop_back();
+      e_.close_loop();
+    }
+  }
+
+  /// The bodies a team trip runs: along team axis `i` and after, a branch between the full tiles and the boundary
+  /// (the axis's last trip) where it has one; then, the team axes' pattern `bits` known, every body of that
+  /// pattern over the other axes.
+  void team_bodies(LoopState& s, const std::vector<std::size_t>& team, const std::vector<Affine>& vars,
+                   std::size_t i, std::uint32_t bits) {
+    const Loop& l = *s.l;
+    if (i == team.size()) {
+      for (s.body = 0; s.body < l.body_masks.size(); ++s.body) {
+        s.mask = l.body_masks[s.body];
+        if ((s.mask & s.team) == bits) nest(s, 0);
+      }
+      return;
+    }
+    const std::size_t a = team[i];
+    const std::int64_t full = l.axes[a].extent / l.axes[a].tile;
+    const auto full_tiles = [&] {
+      s.trip[a] = vars[i];
+      team_bodies(s, team, vars, i + 1, bits);
+    };
+    if (l.axes[a].remainder() == 0) return full_tiles();
+    e_.below_or_rest(vars[i], full, full_tiles, [&] {
+      s.trip[a] = Affine(full);
+      team_bodies(s, team, vars, i + 1, bits | 1u << a);
+    });
+  }
+
   void nest(LoopState& s, std::size_t a) {
     const Loop& l = *s.l;
     if (a == l.axes.size()) return body(s);
+    if ((s.team >> a) & 1u) return nest(s, a + 1);
     if ((s.mask >> a) & 1u) {
       s.trip[a] = l.axes[a].trips() - 1;
       return nest(s, a + 1);
@@ -191,17 +234,7 @@ class Walk {
     }
     s.trip[a] = e_.open_loop(full);
     vars_.push_back(s.trip[a]);
-    const bool innermost_parallel = s.collapse == 1;
-    if (s.collapse > 0) --s.collapse;
-    if (innermost_parallel && allocates(*s.n->children[s.body])) {
-      // Each thread carves the body's buffers from its own workspace, above what is live outside the loop.
-      const std::string saved = ws_;
-      ws_ = e_.thread_workspace();
-      nest(s, a + 1);
-      ws_ = saved;
-    } else {
-      nest(s, a + 1);
-    }
+    nest(s, a + 1);
     vars_.pop_back();
     e_.close_loop();
   }
@@ -256,7 +289,7 @@ class Walk {
     const Affine& trip = s.trip[0];
     if (trip.is_constant()) return step(trip.constant() == 0);
     if (s.first_trip > 0) return step(false);
-    e_.first_or_rest(trip, [&] { step(true); }, [&] { step(false); });
+    e_.below_or_rest(trip, 1, [&] { step(true); }, [&] { step(false); });
     return s.window->sub(zeros(shape.size()), shape);
   }
 

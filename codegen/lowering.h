@@ -71,8 +71,8 @@ class Emitter {
   virtual void close_loop() = 0;
   /// Inside the innermost loop of a parallel nest: the workspace of the thread running this iteration.
   virtual std::string thread_workspace() = 0;
-  /// Runs `first` when `trip` (not a constant) is 0, else `rest`.
-  virtual void first_or_rest(const Affine& trip, const std::function<void()>& first,
+  /// Runs `below` when `trip` (not a constant) is less than `bound`, else `rest`.
+  virtual void below_or_rest(const Affine& trip, std::int64_t bound, const std::function<void()>& below,
                              const std::function<void()>& rest) = 0;
 
   /// Kernel `k` implementing `spec` on `ops` (inputs, then the output).

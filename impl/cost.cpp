@@ -284,12 +284,18 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   NodeCost nc;
   Cost trips = 1;
   for (const LoopAxis& a : loop.axes) trips *= static_cast<Cost>(a.trips());
-  const Cost ways = loop.parallel ? std::min<Cost>(m.cores, trips) : 1;
-  for (std::uint32_t mask : loop.body_masks) {
-    nc.weights.push_back((static_cast<Cost>(body_runs(loop, mask)) + ways - 1) / ways);
+  // A parallel loop's team trips, boundary trips included, are cut into one range per core: it takes as long as
+  // its first range, the longest (team_share_runs). 257 rows in two tiles of 129 (the second 128) run on both
+  // cores at once, where a boundary after the full tiles ran on one core alone.
+  const std::vector<bool> unrolled = unrolled_axes(spec, loop);
+  const std::vector<std::size_t> team = team_axes(loop, unrolled);
+  Cost team_trips = 1;
+  for (std::size_t a : team) team_trips *= static_cast<Cost>(loop.axes[a].trips());
+  const Cost ways = loop.parallel ? std::min<Cost>(m.cores, team_trips) : 1;
+  for (std::int64_t runs : team_share_runs(loop, team, static_cast<std::int64_t>(ways))) {
+    nc.weights.push_back(static_cast<Cost>(runs));
   }
   // Unrolled axes (unrolled_axes) cost no iterations; the others pay loop_iteration per iteration of their nest.
-  const std::vector<bool> unrolled = unrolled_axes(spec, loop);
   Cost iterations = 1;
   bool any_rolled = false;
   for (std::size_t a = 0; a < loop.axes.size(); ++a) {
@@ -305,7 +311,7 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   const bool hidden = !children.empty() && hides_iteration(spec, children.front(), target, m);
   const Cost per_iteration = scalar_body || hidden ? m.loop_iteration / 4 : m.loop_iteration;
   nc.base = (any_rolled ? (iterations + ways - 1) / ways * per_iteration : 0) +
-            (loop.parallel ? m.parallel_launch : 0);
+            (ways > 1 ? m.parallel_launch : 0);
   if (!children.empty()) nc.base += code_fetch_cost(loop, unrolled, children.front(), target, m);
   // A buffer the team wrote (TensorSpec::shared) is spread over the cores' caches the way its writers cut it, in
   // contiguous ranges of its outermost dimension (a parallel loop's static ranges of row-major tiles). A loop that

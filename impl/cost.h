@@ -32,8 +32,9 @@ struct CostModel {
   /// iterations; 29: only where the loop streams its rhs as one sequential run (streamed_rows_hide_iteration); 30:
   /// only the rhs of a matmul's or conv's body (29 also took an elementwise op's second input for one). 31: a slide
   /// window's new part per step along the dimension it moves (30 took dimension 0, a batch of 1 for a rank-4
-  /// image, and so priced every step as loading the whole window).
-  std::uint32_t version = 31;
+  /// image, and so priced every step as loading the whole window). 32: a parallel loop's boundary trips run on
+  /// its team with the full ones (team_share_runs), where they ran after them on one core.
+  std::uint32_t version = 32;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).

@@ -70,21 +70,20 @@ std::vector<std::int64_t> pointwise_channel_tiles(const Spec& spec, const Target
   return {block, f};
 }
 
-/// One slab of `extent` per core, floor(extent / cores) in whole `multiple`s, for a parallel loop only: added to
+/// One slab of `extent` per core, ceil(extent / cores) in whole `multiple`s, for a parallel loop only: added to
 /// the ascending `grid` and returned, so that the serial loop skips it; 0 when it cuts nothing or the grid has it
-/// already (a tile both loops take). Rounded down, since a parallel loop's boundary runs after it, on one core:
-/// 7 rows in slabs of 4 are one slab and a boundary of 3, all serial (a 7x7 conv's 3x3 on 2 threads: 1783 us); in
-/// slabs of 3, two slabs in parallel and one row after them (1170 us). A conv's rows: each core reads the rows of
+/// already (a tile both loops take). Rounded up, since a parallel loop's boundary trip runs beside its full ones
+/// (team_share_runs): 257 rows as 129 and 128 take both cores at once. A conv's rows: each core reads the rows of
 /// the image that its share of the image copy wrote (res3_3x3 on 2 threads: 643 -> 610 us); a pointwise conv's
 /// output channels, in whole vectors: each core keeps its share of the filters (ResNet-50's res4a_branch1 on 2
 /// threads, whose rows split made each core stream all 2 MB of filters per row: 1336 -> 684 us); a matmul's rows:
-/// a tile of the grid that does not divide them leaves its boundary to run after the parallel loop, on one core
-/// (82x99x63 on 2 threads: 4.78 -> 3.70 us in rows of 41; 1000^3 6.80 -> 5.63 ms, its 488-column boundary in rows
-/// of 500), and a pipeline's rows alike (compose[matmul, add, relu] 82x99x63: 2-row parallel tiles, 4.46 us; in
-/// rows of 41, 3.5 us, level with the matmul alone; its search 7.7 -> 9.9 s, 300k -> 349k Specs).
+/// a tile of the grid that does not divide them leaves a boundary, and with it an unbalanced share (82x99x63 on 2
+/// threads: 4.78 -> 3.70 us in rows of 41; 1000^3 6.80 -> 5.63 ms in rows of 500), and a pipeline's rows alike
+/// (compose[matmul, add, relu] 82x99x63: 2-row parallel tiles, 4.46 us; in rows of 41, 3.5 us, level with the
+/// matmul alone; its search 7.7 -> 9.9 s, 300k -> 349k Specs).
 std::int64_t add_core_slab(std::vector<std::int64_t>& grid, std::int64_t extent, std::int64_t cores,
                            std::int64_t multiple) {
-  const std::int64_t slab = extent / cores / multiple * multiple;
+  const std::int64_t slab = (extent + cores * multiple - 1) / (cores * multiple) * multiple;
   const auto at = std::lower_bound(grid.begin(), grid.end(), slab);
   if (slab < multiple || slab >= extent || (at != grid.end() && *at == slab)) return 0;
   grid.insert(at, slab);
@@ -104,8 +103,8 @@ void tile_outs(const Spec& spec, const ConvPath& cp, const Target& target, std::
   // A conv's rows, a pointwise conv's output channels and the rows of any other output matrix (a matmul's, a
   // pipeline's, e.g. a matmul with its epilogue, an elementwise op's or a reduction's) also in one slab per core
   // (add_core_slab), and a vector output's elements in whole registers: reducesum[axis=0] 1000x999 on 2 threads
-  // took 212 us (the grid's 512 columns leave 487 to run after the parallel loop, on one core, so the search
-  // copied the input in parallel instead), in two slabs of 496 columns 65 us.
+  // took 212 us while a parallel loop's boundary ran after it on one core (the grid's 512 columns left 487 there,
+  // so the search copied the input in parallel instead), in two slabs of 496 columns 65 us.
   const bool matrix_rows = !cp.led && !batched && rank == 2;
   const bool vector_slabs = !cp.led && rank == 1;
   const bool core_slabs = (cp.own || matrix_rows || vector_slabs) && !spec.serial_only && worthwhile;

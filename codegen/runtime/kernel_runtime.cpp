@@ -121,9 +121,13 @@ class Team {
     return false;
   }
 
-  /// Runs range r of the loop that runs now.
+  /// Runs range r of the loop that runs now. As in OpenMP's schedule(static), the first trips % parts ranges
+  /// take one trip more: range 0 is a longest one, and a loop's last trips (its boundary tiles, the smaller ones)
+  /// fall in the shorter ranges. The cost model prices a parallel loop by range 0 (impl/node.h team_share_runs).
   void run_range(int r) {
-    const std::int64_t first = trips_ * r / parts_, end = trips_ * (r + 1) / parts_;
+    const std::int64_t share = trips_ / parts_, longer = trips_ % parts_;
+    const std::int64_t first = r * share + std::min<std::int64_t>(r, longer);
+    const std::int64_t end = first + share + (r < longer ? 1 : 0);
     if (first < end) body_(context_, first, end);
     done_.fetch_add(1, std::memory_order_release);
   }

@@ -1,7 +1,8 @@
 // kriek's kernel runtime (codegen/runtime/kernel_runtime.cpp) on its own: every iteration of a loop runs exactly
 // once, in one contiguous range per thread, whatever the team size, the trip count and the callers (loops back to
 // back, after the workers went to sleep, from several threads at once, from a thread the team is busy for); the
-// caller runs the first range, as in a static schedule.
+// caller runs the first range, and the ranges are cut as OpenMP's static schedule cuts them (the first ones one
+// trip longer), as the cost model assumes.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -20,6 +21,8 @@ namespace {
 struct Record {
   std::vector<std::atomic<int>> runs;
   std::atomic<int> ranges{0};
+  std::mutex mutex;
+  std::vector<std::pair<std::int64_t, std::int64_t>> cut;  ///< the ranges, as (first, end)
   explicit Record(std::int64_t trips) : runs(static_cast<std::size_t>(trips)) {}
 };
 
@@ -27,6 +30,8 @@ void count(void* context, std::int64_t first, std::int64_t end) {
   auto& r = *static_cast<Record*>(context);
   r.ranges.fetch_add(1);
   for (std::int64_t i = first; i < end; ++i) r.runs[static_cast<std::size_t>(i)].fetch_add(1);
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  r.cut.emplace_back(first, end);
 }
 
 /// Runs one loop of `trips` and checks each iteration ran once, in at most `threads` ranges.
@@ -36,6 +41,13 @@ void check_loop(std::int64_t trips, int threads) {
   for (std::int64_t i = 0; i < trips; ++i) REQUIRE(r.runs[static_cast<std::size_t>(i)].load() == 1);
   CHECK(r.ranges.load() <= std::max(1, threads));
   CHECK(r.ranges.load() == std::min<std::int64_t>(trips, threads));
+  // Ranges of trips / parts trips, the first trips % parts of them one longer.
+  std::sort(r.cut.begin(), r.cut.end());
+  const auto parts = static_cast<std::int64_t>(r.cut.size());
+  for (std::int64_t i = 0; i < parts; ++i) {
+    const auto [first, end] = r.cut[static_cast<std::size_t>(i)];
+    CHECK(end - first == trips / parts + (i < trips % parts ? 1 : 0));
+  }
 }
 
 }  // namespace
