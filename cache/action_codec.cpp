@@ -27,11 +27,12 @@ enum class ActionTag : std::uint16_t {
   to_matmul = 8,
   pad_image = 9,
   flatten = 10,
+  split_taps = 11,
 };
 /// 2: split has a reduction axis (conv filter taps), to_matmul and pad_image exist. 3: pad_image zeroes only the
 /// border of its buffer (a Zero child per strip instead of one of the whole buffer).
 constexpr std::uint8_t kActionVersion = 3;
-static_assert(std::variant_size_v<Action> == 10,
+static_assert(std::variant_size_v<Action> == 11,
               "a new Action alternative needs a tag in cache/action_codec.cpp (and the format version bumped)");
 
 void tag(ByteWriter& ar, ActionTag t) { ar(static_cast<std::uint16_t>(t), kActionVersion); }
@@ -51,6 +52,7 @@ void save_action(ByteWriter& ar, const Action& action) {
                         [&](const Bufferize& a) { tag(ar, ActionTag::bufferize), ar(a.cut, a.level, a.layout); },
                         [&](const ToMatmul&) { tag(ar, ActionTag::to_matmul); },
                         [&](const PadImage& a) { tag(ar, ActionTag::pad_image), ar(a.level, a.layout); },
+                        [&](const SplitTaps& a) { tag(ar, ActionTag::split_taps), ar(a.dim); },
                         [&](const Select& a) { tag(ar, ActionTag::select), ar(a.kernel); },
                         [&](const Flatten&) { tag(ar, ActionTag::flatten); }},
              action);
@@ -98,6 +100,11 @@ Action load_action(cereal::BinaryInputArchive& ar) {
       ar(a.level, a.layout);
       return a;
     }
+    case ActionTag::split_taps: {
+      SplitTaps a;
+      ar(a.dim);
+      return a;
+    }
     case ActionTag::select: {
       Select a;
       ar(a.kernel);
@@ -132,7 +139,8 @@ const std::string& vocabulary_schema() {
     static_assert(static_cast<int>(Layout::Kind::blocked) == 2, "layout kinds were renumbered");
     s += ";kernels=";
     for (KernelKind k : kAllKernels) s += std::string(kernel_name(k)) + ",";
-    s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7,to_matmul@8,pad_image@9,flatten@10;action_version=" +
+    s += ";actions=tile_out@1,split@2,slide@3,move_to@4,to_accum@5,bufferize@6,select@7,to_matmul@8,pad_image@9,flatten@10,"
+         "split_taps@11;action_version=" +
          std::to_string(kActionVersion);
     s += ";canonical=" + std::to_string(kCanonicalRulesVersion) +
          ",parallel_min=" + std::to_string(static_cast<std::int64_t>(kParallelMinFlops)) +

@@ -13,6 +13,7 @@
 #include "codegen/slide_window.h"
 #include "codegen/vector_isa.h"
 #include "impl/printer.h"
+#include "impl/taps.h"
 #include "impl/tiling.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
@@ -65,6 +66,15 @@ class Walk {
                             node(body, inner);
                           },
                           [&](const PadOp& p) { pad(n, p, ops); },
+                          [&](const TapSplit& t) {
+                            const auto children = tap_operands(n.spec, t, ops, [](const CView& v, const Shape& at,
+                                                                                  const Shape& shape) {
+                              Coord origin;
+                              for (auto o : at) origin.push_back(Affine(o));
+                              return v.sub(origin, shape);
+                            });
+                            for (std::size_t i = 0; i < children.size(); ++i) node(*n.children[i], children[i]);
+                          },
                           [&](const KernelCall& k) {
                             if (carries_prefetches(k.kernel)) {
                               for (const PrefetchPlan& p : prefetches_) e_.prefetch(p);

@@ -434,6 +434,8 @@ NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec>
                                // Views only: the matmul's cost.
                                [&](const Reshape&) { return in_sequence(children.size()); },
                                [&](const PadOp& p) { return with_buffer(children.size(), p.buffer, m); },
+                               // Views only: the taps' costs.
+                               [&](const TapSplit&) { return in_sequence(children.size()); },
                                [&](const KernelCall& k) {
                                  NodeCost nc;
                                  nc.base = kernel_cost(k.kernel, spec, target, m);

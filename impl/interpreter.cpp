@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "impl/taps.h"
 #include "impl/view.h"
 #include "spec/conv_geometry.h"
 #include "spec/overloaded.h"
@@ -197,6 +198,13 @@ class Interpreter {
                           [&](const Pipeline& p) { pipeline(n, p, ops); },
                           [&](const Reshape&) { reshape(n, ops); },
                           [&](const PadOp& p) { pad(n, p, ops); },
+                          [&](const TapSplit& t) {
+                            const auto children = tap_operands(n.spec, t, ops, [](const View& v, const Shape& at,
+                                                                                  const Shape& shape) {
+                              return v.sub(at, shape);
+                            });
+                            for (std::size_t i = 0; i < children.size(); ++i) run(*n.children[i], children[i]);
+                          },
                           [&](const KernelCall& k) { run_kernel(k.kernel, n.spec, ops); },
                           [&](const Hole&) { hole(n.spec, ops); }},
                n.kind);

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "impl/parallel_rule.h"
+#include "impl/taps.h"
 #include "impl/tiling.h"
 #include "spec/conv_geometry.h"
 #include "spec/error.h"
@@ -507,6 +508,14 @@ ImplPtr make_pad(Spec spec, PadOp pad, std::vector<ImplPtr> children) {
   return std::make_shared<const ImplNode>(ImplNode{std::move(spec), std::move(pad), std::move(children)});
 }
 
+ImplPtr make_taps(Spec spec, TapSplit taps, std::vector<ImplPtr> children) {
+  auto expected = tap_child_specs(spec, taps);
+  KRIEK_ASSERT(children.size() == expected.size(), "taps needs ", expected.size(), " children, got ",
+               children.size());
+  for (std::size_t i = 0; i < children.size(); ++i) check_child(children[i], expected[i], "tap");
+  return std::make_shared<const ImplNode>(ImplNode{std::move(spec), taps, std::move(children)});
+}
+
 ImplPtr with_children(const ImplNode& node, std::vector<ImplPtr> children) {
   KRIEK_ASSERT(children.size() == node.children.size(), "with_children changes the child count");
   for (std::size_t i = 0; i < children.size(); ++i) {
@@ -538,6 +547,11 @@ ImplPtr make_with_holes(Spec spec, NodeKind kind, const Target& target) {
             std::vector<ImplPtr> children;
             for (auto& s : pad_child_specs(spec, p)) children.push_back(make_hole(std::move(s)));
             return make_pad(spec, std::move(p), std::move(children));
+          },
+          [&](TapSplit& t) {
+            std::vector<ImplPtr> children;
+            for (auto& s : tap_child_specs(spec, t)) children.push_back(make_hole(std::move(s)));
+            return make_taps(spec, t, std::move(children));
           },
           [&](KernelCall& k) { return make_kernel(spec, k.kernel, target); },
           [&](Hole&) { return make_hole(spec); },

@@ -130,6 +130,16 @@ struct PadOp {
   TensorSpec buffer;
 };
 
+/// A padded Conv that accumulates, one filter row (dim 0) or column (dim 1) at a time, each tap over only the
+/// outputs whose windows read the image there and not its zero padding: the products with the padding are never
+/// computed (oneDNN's brgconv skips them alike; at pad 1, a 7x7 output's border taps are 18% of a 3x3 conv's work).
+/// Children: one per tap that reads any of the image, in tap order (impl/taps.h tap_ranges), each the conv of that
+/// tap (filters of extent 1 along `dim`) on the image rows and output rows it has, with no padding along `dim`.
+/// Printed `taps[fh]`, each child under `tap 0 (imgk: 1x6x7x64 <- img, filtersk: ..., outk: ...)`.
+struct TapSplit {
+  std::uint8_t dim = 0;
+};
+
 /// A leaf the target implements directly.
 struct KernelCall {
   KernelKind kernel = KernelKind::scalar_mult_add;
@@ -138,7 +148,7 @@ struct KernelCall {
 /// An unscheduled sub-Spec.
 struct Hole {};
 
-using NodeKind = std::variant<Loop, MoveOp, Block, Pipeline, Reshape, PadOp, KernelCall, Hole>;
+using NodeKind = std::variant<Loop, MoveOp, Block, Pipeline, Reshape, PadOp, TapSplit, KernelCall, Hole>;
 
 struct ImplNode {
   Spec spec;
@@ -293,6 +303,7 @@ ImplPtr make_block(Spec spec, Block block, std::vector<ImplPtr> children);
 ImplPtr make_pipeline(Spec spec, Pipeline pipeline, std::vector<ImplPtr> children);
 ImplPtr make_reshape(Spec spec, std::vector<ImplPtr> children);
 ImplPtr make_pad(Spec spec, PadOp pad, std::vector<ImplPtr> children);
+ImplPtr make_taps(Spec spec, TapSplit taps, std::vector<ImplPtr> children);
 
 /// The same node with new children (each must implement the same Spec as the one it replaces).
 ImplPtr with_children(const ImplNode& node, std::vector<ImplPtr> children);

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "impl/taps.h"
 #include "spec/conv_geometry.h"
 #include "spec/overloaded.h"
 #include "spec/text.h"
@@ -72,6 +73,7 @@ class Printer {
                           [&](const Pipeline& p) { pipeline(*n, p, names, indent, path); },
                           [&](const Reshape&) { reshape(*n, names, indent, path); },
                           [&](const PadOp& p) { pad(*n, p, names, indent, path); },
+                          [&](const TapSplit& t) { taps(*n, t, names, indent, path); },
                           [&](const KernelCall& k) {
                             emit(indent, std::string(kernel_name(k.kernel)) + "(" + join(names) + ")", *n);
                           },
@@ -236,6 +238,21 @@ class Printer {
     child_names.push_back({names[0], buf});
     child_names.push_back(body);
     for (std::size_t i = 0; i < n.children.size(); ++i) node(n.children[i], child_names[i], indent + 1, sub(path, i));
+  }
+
+  void taps(const ImplNode& n, const TapSplit& t, const Names& names, std::size_t indent, const Path& path) {
+    emit(indent, t.dim == 0 ? "taps[fh]" : "taps[fw]", n);
+    Names inner;
+    for (const std::string& name : names) inner.push_back(name + "k");
+    const auto boxes = tap_boxes(n.spec, t);
+    for (std::size_t c = 0; c < n.children.size(); ++c) {
+      std::vector<std::string> listed;
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        listed.push_back(inner[i] + ": " + shape_text(n.children[c]->spec.operands[i].shape) + " <- " + names[i]);
+      }
+      label(indent + 1, "tap " + std::to_string(boxes[c][1].origin[t.dim]) + " (" + join(listed) + ")");
+      node(n.children[c], inner, indent + 2, sub(path, c));
+    }
   }
 
   const PrintOptions& options_;

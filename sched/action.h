@@ -118,6 +118,14 @@ struct PadImage {
   template <class Archive> void serialize(Archive& ar) { ar(level, layout); }
 };
 
+/// A padded Conv that accumulates, one filter row (dim 0) or column (dim 1) at a time, each tap over only the
+/// outputs whose windows read the image, not its padding (TapSplit).
+struct SplitTaps {
+  std::uint8_t dim = 0;
+  friend bool operator==(const SplitTaps&, const SplitTaps&) = default;
+  template <class Archive> void serialize(Archive& ar) { ar(dim); }
+};
+
 /// Implements the Spec with a target kernel.
 struct Select {
   KernelKind kernel = KernelKind::scalar_mult_add;
@@ -125,7 +133,8 @@ struct Select {
   template <class Archive> void serialize(Archive& ar) { ar(kernel); }
 };
 
-using Action = std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, ToMatmul, PadImage, Select, Flatten>;
+using Action =
+    std::variant<TileOut, Split, Slide, MoveTo, ToAccum, Bufferize, ToMatmul, PadImage, SplitTaps, Select, Flatten>;
 
 /// Applies the action: an Impl node whose children are Holes, or NotApplicable. Never throws.
 ApplyResult apply(const Action& action, const Spec& spec, const Target& target);

@@ -10,6 +10,7 @@
 #include "sched/select.h"
 #include "sched/slide.h"
 #include "sched/split.h"
+#include "sched/split_taps.h"
 #include "sched/support.h"
 #include "sched/tile_out.h"
 #include "sched/to_accum.h"
@@ -57,6 +58,7 @@ std::string text(const Action& action, const Spec* spec) {
                         [&](const PadImage& a) {
                           out << "pad_image " << level_name(a.level) << ' ' << layout_text(a.layout);
                         },
+                        [&](const SplitTaps& a) { out << "split_taps " << (a.dim == 0 ? "fh" : "fw"); },
                         [&](const Select& a) { out << "select " << kernel_name(a.kernel); },
                         [&](const Flatten&) { out << "flatten"; }},
              action);
@@ -100,6 +102,7 @@ ExpandResult expand_valid(const Action& action, const Spec& spec, const Target& 
                                  [&](const Bufferize& a) { return expand_bufferize(a, spec, target); },
                                  [&](const ToMatmul& a) { return expand_to_matmul(a, spec, target); },
                                  [&](const PadImage& a) { return expand_pad_image(a, spec, target); },
+                                 [&](const SplitTaps& a) { return expand_split_taps(a, spec, target); },
                                  [&](const Select& a) { return expand_select(a, spec, target); },
                                  [&](const Flatten& a) { return expand_flatten(a, spec, target); }},
                       action);
@@ -123,6 +126,7 @@ ApplyResult apply(const Action& action, const Spec& spec, const Target& target) 
                                [&](Pipeline& k) { return make_pipeline(spec, std::move(k), std::move(holes)); },
                                [&](Reshape&) { return make_reshape(spec, std::move(holes)); },
                                [&](PadOp& k) { return make_pad(spec, std::move(k), std::move(holes)); },
+                               [&](TapSplit& k) { return make_taps(spec, k, std::move(holes)); },
                                [&](KernelCall& k) { return make_kernel(spec, k.kernel, target); },
                                [&](Hole&) { return make_hole(spec); }},
                     e.kind);

@@ -11,6 +11,7 @@
 #include "sched/select.h"
 #include "sched/slide.h"
 #include "sched/split.h"
+#include "sched/split_taps.h"
 #include "sched/support.h"
 #include "sched/tile_out.h"
 #include "sched/to_accum.h"
@@ -36,7 +37,7 @@ ConvPath conv_path(const Spec& spec) {
   p.pointwise = !p.padded && p.g.fh == 1 && p.g.fw == 1;
   // Only a tile of several output rows (or images) gains from it: one row is a register tile, whose taps and
   // channels the register stage loops over already (res3_3x3 searched 19.2 s with single rows too).
-  p.in_l1 = spec.output().level == Level::L1 && !p.padded && (!p.pointwise || accumulates(spec.op)) &&
+  p.in_l1 = spec.output().level == Level::L1 && (!p.pointwise || accumulates(spec.op)) &&
             p.g.batch * p.g.oh > 1;
   return p;
 }
@@ -173,6 +174,12 @@ void splits(const Spec& spec, const ConvPath& cp, const Target& target, std::vec
     // channels are to_matmul's K, split by the matmul search, or, accumulating in L1 with one tap left, blocks of
     // its main reduction like any other accumulation in memory (below): each a block of filters for the rows.
     const bool one_tap = cp.g.fh == 1 && cp.g.fw == 1;
+    if (!one_tap && cp.padded) {
+      // A padded one's taps each over only the outputs that read the image there (split_taps), rows first.
+      const SplitTaps t{static_cast<std::uint8_t>(cp.g.pad[0] > 0 ? 0 : 1)};
+      if (cp.in_l1 && !split_taps_fails(t, spec, target)) out.emplace_back(t);
+      return;
+    }
     if (!one_tap) {
       const Split s{1, static_cast<std::uint8_t>(cp.g.fh > 1 ? 1 : 2)};
       if ((cp.in_registers || cp.in_l1) && !split_fails(s, spec, target)) out.emplace_back(s);

@@ -131,8 +131,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// row-major does (one panel of blk1:64 over 64 columns) tiles as row-major (impl/tiling.cpp). 31: a tile of the
 /// whole output of an unpadded conv whose image has rows or columns it never reads (tile_out's precondition 3).
 /// 32: pipelines cut and their inputs moved by compose_cuts' rules (enumerate_moves.cpp). 33: one slab per core
-/// rounded up (add_core_slab), since a parallel loop's boundary trip runs on its team.
-inline constexpr int kEnumerateVersion = 33;
+/// rounded up (add_core_slab), since a parallel loop's boundary trip runs on its team. 34: a padded conv
+/// accumulates in L1 too, its taps split by split_taps (no products with the padding).
+inline constexpr int kEnumerateVersion = 34;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

@@ -27,8 +27,8 @@ struct ConvPath {
   /// channels whole) and moves the filters (a packing hoisted above the loop over rows).
   bool pointwise = false;
 
-  /// An unpadded Conv with a window (or one tap of one) whose output is in L1: it may accumulate there
-  /// (to_accum), its taps and then its channels one block at a time, so that a block of filters, packed or read
+  /// A Conv with a window (or one tap of one) whose output is in L1: it may accumulate there (to_accum), its
+  /// taps (a padded one's by split_taps) and then its channels one block at a time, so that a block of filters, packed or read
   /// in place, stays in L1 across the output rows below (BLIS's panel of B in L1) instead of coming again from L2
   /// or memory for every row. conv[pad=1] 1x7x7x512 3x3x512x512 as given, 1 thread: 2248 -> 1618 us (its 9.4 MB
   /// of filters were packed into L2 per block of output channels, now per tap and 128 channels into L1, once each,

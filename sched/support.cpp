@@ -1,6 +1,7 @@
 // The shared helpers of the Sched operators (see support.h).
 #include "sched/support.h"
 
+#include "impl/taps.h"
 #include "spec/conv_geometry.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
@@ -18,6 +19,7 @@ Expansion expansion(const Spec& spec, NodeKind kind) {
                         [&](Pipeline& p) { e.children = pipeline_child_specs(spec, p); },
                         [&](Reshape&) { e.children = {reshape_child_spec(spec)}; },
                         [&](PadOp& p) { e.children = pad_child_specs(spec, p); },
+                        [&](TapSplit& t) { e.children = tap_child_specs(spec, t); },
                         [&](KernelCall&) {},
                         [&](Block&) { KRIEK_ASSERT(false, "expansion() of a Block: its children are not implied"); },
                         [&](Hole&) { KRIEK_ASSERT(false, "expansion() of a Hole: it has no children"); }},

@@ -92,6 +92,9 @@ std::vector<std::string> complete_bufferize(const ReplSession&, std::size_t i) {
 std::vector<std::string> complete_pad_image(const ReplSession&, std::size_t i) {
   return i == 0 ? level_words() : i == 1 ? layout_words() : std::vector<std::string>{};
 }
+std::vector<std::string> complete_split_taps(const ReplSession&, std::size_t i) {
+  return i == 0 ? std::vector<std::string>{"fh", "fw"} : std::vector<std::string>{};
+}
 std::vector<std::string> complete_select(const ReplSession&, std::size_t) {
   std::vector<std::string> out;
   for (KernelKind k : kAllKernels) out.emplace_back(kernel_name(k));
@@ -175,6 +178,13 @@ void run_bufferize(ReplSession& s, const Words& words, const std::string& line, 
 
 void run_pad_image(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
   s.push(s.current().apply(PadImage{level_arg(words[1]), layout_arg(words, 2)}), line, out);
+}
+
+void run_split_taps(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
+  if (words[1] != "fh" && words[1] != "fw") {
+    user_error("split_taps cuts fh (a conv's filter rows) or fw (its columns), got '", words[1], "'");
+  }
+  s.push(s.current().apply(SplitTaps{static_cast<std::uint8_t>(words[1] == "fh" ? 0 : 1)}), line, out);
 }
 
 void run_to_matmul(ReplSession& s, const Words&, const std::string& line, std::ostream& out) {
@@ -336,6 +346,10 @@ const std::vector<ReplCommand>& repl_commands() {
        run_bufferize},
       {"pad_image", "LEVEL [LAYOUT]", "read a padded conv's image from a zero-bordered copy at LEVEL", 1, 2,
        complete_pad_image, run_pad_image},
+      {"split_taps", "fh|fw",
+       "accumulate a padded conv one filter row (fh) or column (fw) at a time, each over the outputs that read "
+       "the image there (no products with the padding)",
+       1, 1, complete_split_taps, run_split_taps},
       {"to_matmul", "", "compute a conv with a 1x1 window as a matmul over views of its operands", 0, 0, nullptr,
        run_to_matmul},
       {"flatten", "", "compute an elementwise op over flat runs of its operands' elements (rows of runs if strided)",

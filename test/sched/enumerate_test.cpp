@@ -215,7 +215,20 @@ TEST_CASE("enumerate: a conv accumulates in L1 over its taps and channel blocks"
   Spec padded = l1;
   std::get<Conv>(padded.op).pad = {1, 1};
   padded.operands[0].shape = {1, 7, 7, 512};
-  CHECK_FALSE(contains(enumerate_actions(padded, t), Action{ToAccum{}}));  // padding comes first (pad_image)
+  // A padded one too, and then its taps go by split_taps (no products with the padding), rows first.
+  CHECK(contains(enumerate_actions(padded, t), Action{ToAccum{}}));
+  Spec padded_acc = padded;
+  std::get<Conv>(padded_acc.op).accumulate = true;
+  const auto pa = enumerate_actions(padded_acc, t);
+  CHECK(contains(pa, Action{SplitTaps{0}}));
+  CHECK_FALSE(contains(pa, Action{SplitTaps{1}}));
+  CHECK(only<Split>(pa).empty());
+  Spec columns_left = padded_acc;
+  std::get<Conv>(columns_left.op).pad = {0, 1};
+  columns_left.operands[0].shape = {1, 9, 7, 512};
+  CHECK(contains(enumerate_actions(columns_left, t), Action{SplitTaps{1}}));
+  check_all_apply(padded_acc, t);
+  check_all_apply(columns_left, t);
   Spec image_rows = matmul({49, 8}, {8, 16});
   image_rows.operands[0].contiguous = false;
   CHECK_FALSE(contains(enumerate_actions(image_rows, t), Action{MoveTo{0, Level::L1, Layout::row_major(), 0}}));
