@@ -34,9 +34,10 @@ ConvGeometry geometry_of(const Spec& spec) {
 
 Box whole_box(const Shape& shape) { return Box{Shape(shape.size(), 0), shape}; }
 
-/// The TensorSpec of box `b` of `t`: alignment from its origin (the one tile multiple it is known to be).
+/// The TensorSpec of box `b` of `t`: alignment from its origin, a multiple of itself along each dimension (of
+/// the whole extent where it is 0, so a box at the tensor's start is aligned as the tensor is).
 TensorSpec boxed(const TensorSpec& t, const Box& b) {
-  Shape step = b.shape;
+  Shape step = t.shape;
   for (std::size_t d = 0; d < step.size(); ++d) {
     if (b.origin[d] > 0) step[d] = b.origin[d];
   }

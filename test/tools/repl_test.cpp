@@ -162,6 +162,19 @@ TEST_CASE("repl: split over a conv's filter rows and columns by name", "[tools][
              Contains("line 2") && Contains("split's axis is fh (a conv's filter rows) or fw (its columns), got 'fz'"));
 }
 
+TEST_CASE("repl: split a padded conv's taps over the outputs that read the image, and the refusals",
+          "[tools][repl]") {
+  const Result r = script("split_taps.kriek", "spec conv[pad=1] 1x5x5x4 3x3x4x8 f32\nto_accum\nfocus h2\n"
+                                              "split_taps fh\nsplit_taps fw\ncomplete all\ncheck\n");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Contains("taps[fh]") && Contains("tap 0 (imgk: 1x4x5x4 <- img") && Contains("taps[fw]") &&
+                        Contains("matches the reference"));
+  CHECK_THAT(refused("split_taps_word.kriek", "spec conv[pad=1] 1x5x5x4 3x3x4x8 f32\nsplit_taps fz\n"),
+             Contains("line 2") && Contains("split_taps cuts fh (a conv's filter rows) or fw (its columns), got 'fz'"));
+  CHECK_THAT(refused("split_taps_acc.kriek", "spec conv[pad=1] 1x5x5x4 3x3x4x8 f32\nsplit_taps fh\n"),
+             Contains("line 2") && Contains("split_taps (1)"));
+}
+
 TEST_CASE("repl: flatten an elementwise op of dense rows, and its one-line refusal", "[tools][repl]") {
   const Result r = script("flatten.kriek", "spec relu 9x7 f32\nflatten\ncomplete\ncheck\n");
   CHECK(r.status == 0);
