@@ -1,10 +1,10 @@
-// pad_image: the one Sched step that handles a conv's zero padding. It makes a buffer of the padded image at a
-// level and layout of its choice, zeroes its border, moves the image into its interior, and implements the same conv
-// with no padding on that buffer; every other conv step and kernel requires pad 0, so the DP decides where the
-// padding is made real. On a strided conv with a 1x1 window (unpadded) it takes out the stride instead: the
-// buffer holds the pixels the conv reads, and the conv on it has stride 1, so its output rows make one dense
-// matmul (to_matmul) rather than a matmul per row (ResNet-50's res5a_branch1, 1x14x14x1024 by 1x1x1024x2048
-// with stride 2: M = 49 instead of 7).
+// pad_image: a Sched step that handles a conv's zero padding (slide's padded window and split_taps are the
+// others). It makes a buffer of the padded image at a level and layout of its choice, zeroes its border, moves the
+// image into its interior, and implements the same conv with no padding on that buffer; the kernels require pad 0,
+// so the DP decides where the padding is made real, or skipped (split_taps). On a strided conv with a 1x1 window
+// (unpadded) it takes out the stride instead: the buffer holds the pixels the conv reads, and the conv on it has
+// stride 1, so its output rows make one dense matmul (to_matmul) rather than a matmul per row (ResNet-50's
+// res5a_branch1, 1x14x14x1024 by 1x1x1024x2048 with stride 2: M = 49 instead of 7).
 #pragma once
 
 #include "sched/action.h"
