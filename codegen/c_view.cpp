@@ -186,4 +186,10 @@ std::string whole_register(const CView& v) { return v.base + "_" + std::to_strin
 
 Coord zeros(std::size_t rank) { return Coord(rank, Affine(0)); }
 
+Coord constant(const Shape& at) {
+  Coord c;
+  for (std::int64_t o : at) c.push_back(Affine(o));
+  return c;
+}
+
 }  // namespace kriek::codegen

@@ -80,5 +80,7 @@ std::string whole_register(const CView& v);
 
 /// A zero coordinate of rank `rank`.
 Coord zeros(std::size_t rank);
+/// The constant coordinate `at`.
+Coord constant(const Shape& at);
 
 }  // namespace kriek::codegen

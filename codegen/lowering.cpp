@@ -14,6 +14,7 @@
 #include "codegen/vector_isa.h"
 #include "impl/printer.h"
 #include "impl/taps.h"
+#include "impl/team.h"
 #include "impl/tiling.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"
@@ -69,9 +70,7 @@ class Walk {
                           [&](const TapSplit& t) {
                             const auto children = tap_operands(n.spec, t, ops, [](const CView& v, const Shape& at,
                                                                                   const Shape& shape) {
-                              Coord origin;
-                              for (auto o : at) origin.push_back(Affine(o));
-                              return v.sub(origin, shape);
+                              return v.sub(constant(at), shape);
                             });
                             for (std::size_t i = 0; i < children.size(); ++i) node(*n.children[i], children[i]);
                           },
@@ -159,11 +158,8 @@ class Walk {
       }
       s.trip.assign(l.axes.size(), Affine(0));
       const std::vector<std::size_t> team = team_axes(l, s.unroll);
-      if (!team.empty()) return team_nest(s, team);
-      for (s.body = 0; s.body < l.body_masks.size(); ++s.body) {
-        s.mask = l.body_masks[s.body];
-        nest(s, 0);
-      }
+      if (team.empty()) return team_bodies(s, team, {}, 0, 0);  // serially, every body in turn
+      team_nest(s, team);
     });
     if (l.parallel) std::swap(outside, prefetches_);
   }
@@ -197,7 +193,7 @@ class Walk {
 
   /// The bodies a team trip runs: along team axis `i` and after, a branch between the full tiles and the boundary
   /// (the axis's last trip) where it has one; then, the team axes' pattern `bits` known, every body of that
-  /// pattern over the other axes.
+  /// pattern over the other axes (with no team, every body).
   void team_bodies(LoopState& s, const std::vector<std::size_t>& team, const std::vector<Affine>& vars,
                    std::size_t i, std::uint32_t bits) {
     const Loop& l = *s.l;
@@ -341,15 +337,10 @@ class Walk {
   void pad(const ImplNode& n, const PadOp& p, const std::vector<CView>& ops) {
     scoped([&] {
       const CView buffer = allocate(p.buffer);
-      auto coord = [](const Shape& at) {
-        Coord c;
-        for (auto o : at) c.push_back(Affine(o));
-        return c;
-      };
       std::vector<CView> border;
-      for (const Box& strip : pad_border(n.spec)) border.push_back(buffer.sub(coord(strip.origin), strip.shape));
+      for (const Box& strip : pad_border(n.spec)) border.push_back(buffer.sub(constant(strip.origin), strip.shape));
       const auto children = pad_operands(n.spec, ops, buffer, border, [&](const Shape& at, const Shape& shape) {
-        return buffer.sub(coord(at), shape);
+        return buffer.sub(constant(at), shape);
       });
       for (std::size_t i = 0; i < children.size(); ++i) node(*n.children[i], children[i]);
     });

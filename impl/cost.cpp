@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "impl/team.h"
 #include "impl/tiling.h"
 #include "spec/error.h"
 #include "spec/overloaded.h"

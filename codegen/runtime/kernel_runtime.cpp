@@ -123,7 +123,7 @@ class Team {
 
   /// Runs range r of the loop that runs now. As in OpenMP's schedule(static), the first trips % parts ranges
   /// take one trip more: range 0 is a longest one, and a loop's last trips (its boundary tiles, the smaller ones)
-  /// fall in the shorter ranges. The cost model prices a parallel loop by range 0 (impl/node.h team_share_runs).
+  /// fall in the shorter ranges. The cost model prices a parallel loop by range 0 (impl/team.h team_share_runs).
   void run_range(int r) {
     const std::int64_t share = trips_ / parts_, longer = trips_ % parts_;
     const std::int64_t first = r * share + std::min<std::int64_t>(r, longer);

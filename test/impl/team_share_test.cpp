@@ -1,10 +1,10 @@
-// How a parallel loop's trips fall to its team (impl/node.h team_axes, team_share_runs): the axes collapsed into
+// How a parallel loop's trips fall to its team (impl/team.h team_axes, team_share_runs): the axes collapsed into
 // one parallel loop, and the runs of each body in the first range, checked against a walk of the trips.
 #include <catch2/catch.hpp>
 
 #include <random>
 
-#include "impl/node.h"
+#include "impl/team.h"
 #include "support/random_spec.h"
 
 using namespace kriek;
