@@ -132,8 +132,9 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// whole output of an unpadded conv whose image has rows or columns it never reads (tile_out's precondition 3).
 /// 32: pipelines cut and their inputs moved by compose_cuts' rules (enumerate_moves.cpp). 33: one slab per core
 /// rounded up (add_core_slab), since a parallel loop's boundary trip runs on its team. 34: a padded conv
-/// accumulates in L1 too, its taps split by split_taps (no products with the padding).
-inline constexpr int kEnumerateVersion = 34;
+/// accumulates in L1 too, its taps split by split_taps (no products with the padding). 35: a padded conv's
+/// epilogue may be cut off in L1 on any tile (compose_cuts).
+inline constexpr int kEnumerateVersion = 35;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

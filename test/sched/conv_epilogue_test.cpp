@@ -124,8 +124,8 @@ TEST_CASE("pad_image on a conv with an epilogue: the epilogue runs on the unpadd
                              rng));
 }
 
-TEST_CASE("enumerate: a conv's epilogue slides and pads with it, cut off whole, buffered in memory only whole",
-          "[sched][enumerate]") {
+TEST_CASE("enumerate: a conv's epilogue slides and pads with it, cut off whole, buffered in memory only whole or "
+          "in L1", "[sched][enumerate]") {
   const Target t = avx512();
   const Spec s = fused("compose[conv[pad=1], add, relu] 1x6x10x8 3x3x8x32 1x1x1x32 f32");
   const auto actions = enumerate_actions(s, t);
@@ -134,10 +134,16 @@ TEST_CASE("enumerate: a conv's epilogue slides and pads with it, cut off whole, 
   // Cut after the conv only; in memory where the output is whole, not in a tile of it.
   for (const Bufferize& b : only<Bufferize>(actions)) CHECK(b.cut == 1);
   CHECK(contains(actions, Action{Bufferize{1, Level::GL, Layout::row_major()}}));
+  // In a tile of it: in registers, or a padded conv's in L1 (the conv accumulates there over its taps).
   Spec tile = s;
   tile.operands.back().set_contiguous(false);
   tile.serial_only = true;
-  for (const Bufferize& b : only<Bufferize>(enumerate_actions(tile, t))) CHECK(b.level == Level::VRF);
+  const auto tile_cuts = only<Bufferize>(enumerate_actions(tile, t));
+  for (const Bufferize& b : tile_cuts) CHECK((b.level == Level::VRF || b.level == Level::L1));
+  CHECK(contains(enumerate_actions(tile, t), Action{Bufferize{1, Level::L1, Layout::row_major()}}));
+  Spec unpadded_tile = fused("compose[conv, add, relu] 1x6x10x8 3x3x8x32 1x1x1x32 f32");
+  unpadded_tile.operands.back().set_contiguous(false);
+  for (const Bufferize& b : only<Bufferize>(enumerate_actions(unpadded_tile, t))) CHECK(b.level == Level::VRF);
   // A pointwise conv slides nothing.
   CHECK(only<Slide>(enumerate_actions(fused("compose[conv, relu] 1x6x10x8 1x1x8x32 f32"), t)).empty());
   // An elementwise pipeline fuses in registers where the target has them, in memory on a scalar target.
