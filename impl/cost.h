@@ -33,8 +33,9 @@ struct CostModel {
   /// only the rhs of a matmul's or conv's body (29 also took an elementwise op's second input for one). 31: a slide
   /// window's new part per step along the dimension it moves (30 took dimension 0, a batch of 1 for a rank-4
   /// image, and so priced every step as loading the whole window). 32: a parallel loop's boundary trips run on
-  /// its team with the full ones (team_share_runs), where they ran after them on one core.
-  std::uint32_t version = 32;
+  /// its team with the full ones (team_share_runs), where they ran after them on one core. 33: bcast_fma's
+  /// broadcasts at the profile's broadcast rate (vector_broadcast), not its widest loads'.
+  std::uint32_t version = 33;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -66,6 +67,9 @@ struct CostModel {
   /// broadcasts and the rhs row's loads on the load ports against its FMAs (the larger wins); vec_load from L1
   /// is therefore free on its own, and from slower levels costs vector_load plus the lines it brings.
   Cost vector_load = 8;
+  /// One broadcast of a float from L1 into every lane (bcast_fma's lhs): a load as wide as the float, which a
+  /// core may issue faster than its widest loads (the Zen 4 VM: 1.01 per cycle against 0.87 512-bit loads).
+  Cost vector_broadcast = 8;
   Cost vector_store = 16;
   /// One vector ALU op (zero, add, max, ...), and one scalar op.
   Cost vector_op = 8;

@@ -27,6 +27,7 @@ void CostModel::apply_profile(const TargetProfile& p, const Target& target) {
   if (target.isa != Isa::scalar) {
     vector_fma = units(1 / p.value("fma-per-cycle." + bits));
     vector_load = units(1 / p.value("loads-per-cycle"));
+    vector_broadcast = units(1 / p.value("broadcasts-per-cycle"));
     vector_store = units(1 / p.value("stores-per-cycle"));
     vector_op = units(1 / p.value("vector-ops-per-cycle"));
   }

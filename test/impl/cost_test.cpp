@@ -69,6 +69,14 @@ TEST_CASE("cost: bcast_fma costs the busier of its FMA and load ports", "[impl][
   CHECK(step(1, 16) == m.fma_latency);
   // Per FMA, the wide tile is cheaper than the square one.
   CHECK(step(6, 64) * 16 < step(16, 16) * 24);
+  // Broadcasts at their own rate where a core issues them faster than its widest loads (a profile says so).
+  CostModel fast = m;
+  fast.vector_broadcast = m.vector_load / 2;
+  TensorSpec a = strided({16, 1}, Level::L1);
+  const Spec tall = matmul(a, ts({1, 16}, Level::VRF, Layout::row_major(), 16),
+                           ts({16, 16}, Level::VRF, Layout::row_major(), 16), true);
+  CHECK(evaluate(kernel(KernelKind::bcast_fma)(tall), avx512(), fast).cost ==
+        partly(16 * m.vector_fma, 16 * fast.vector_broadcast + m.vector_load));
 }
 
 TEST_CASE("cost: register panels cost their partial registers whole, partial stores by the pieces they take",
@@ -423,7 +431,7 @@ TEST_CASE("cost: dot_fma is bound by its loads or the lines it streams", "[impl]
 TEST_CASE("the cost model's fingerprint is pinned and covers its constants", "[cost]") {
   // Computed once with spec/stable_hash.h: tables on disk carry it, so it must not drift between builds or runs.
   const CostModel m = CostModel::for_target(named_target("avx512"));
-  CHECK(m.fingerprint() == 0xbdf2fbcbde1d1d99ull);  // cost model version 31
+  CHECK(m.fingerprint() == 0x0c608b34b4de5cc9ull);  // cost model version 31
   CostModel other = m;
   other.loop_iteration += 1;
   CHECK(other.fingerprint() != m.fingerprint());
@@ -515,7 +523,7 @@ TEST_CASE("a target's profile sets the constants it measures", "[cost][profile]"
       {"fma-per-cycle.256b", 2},  {"fma-latency.256b", 4},    {"loads-per-cycle", 2},   {"stores-per-cycle", 1},
       {"vector-ops-per-cycle", 4}, {"fma-per-cycle.32b", 2},  {"read-bandwidth.L1", 64}, {"read-bandwidth.L2", 32},
       {"read-bandwidth.L3", 16},  {"pack-contiguous", 10},    {"pack-strided", 8},      {"parallel-launch", 3000},
-      {"cross-core-latency", 256}, {"cross-core-stream", 16}};
+      {"cross-core-latency", 256}, {"cross-core-stream", 16}, {"broadcasts-per-cycle", 4}};
   for (const ProfileKey& k : profile_keys(avx2.isa)) {
     p.values.emplace_back(k.key, measured.count(k.key) ? measured.at(k.key) : 1.0);
   }
@@ -524,6 +532,7 @@ TEST_CASE("a target's profile sets the constants it measures", "[cost][profile]"
   CHECK(m.vector_fma == 8);
   CHECK(m.fma_latency == 64);
   CHECK(m.vector_load == 8);
+  CHECK(m.vector_broadcast == 4);
   CHECK(m.vector_store == 16);
   CHECK(m.vector_op == 4);
   CHECK(m.scalar_op == 8);

@@ -78,7 +78,9 @@ TEST_CASE("team share: the first range's runs of every body, as a walk of the tr
   const std::uint64_t seed = testing::test_seed(5);
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  auto draw = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto draw = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   for (int round = 0; round < 2000; ++round) {
     std::vector<std::pair<std::int64_t, std::int64_t>> axes;
     const std::int64_t rank = draw(1, 4);

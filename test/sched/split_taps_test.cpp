@@ -57,7 +57,9 @@ TEST_CASE("tap ranges: each tap's outputs are those whose window reads the image
   const std::uint64_t seed = test_seed(7);
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
-  auto draw = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  auto draw = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
   for (int round = 0; round < 3000; ++round) {
     const std::int64_t f = draw(1, 7), pad = draw(0, f - 1), stride = draw(1, 3);
     const std::int64_t image = draw(std::max<std::int64_t>(1, f - 2 * pad), 20);
@@ -120,8 +122,10 @@ TEST_CASE("split_taps makes one conv per tap over its outputs, without the paddi
   const Spec s = padded_acc({1, 7, 6, 4}, {3, 3, 4, 8}, {1, 1}, {1, 1});
   const ImplPtr n = applied(SplitTaps{0}, s);
   REQUIRE(n->children.size() == 3);
-  CHECK(text(n->children[0]->spec) == "conv[acc,pad=0x1] (1x6x6x4 f32 GL row, 1x3x4x8 f32 GL row -> 1x6x6x8 f32 GL row)");
-  CHECK(text(n->children[1]->spec) == "conv[acc,pad=0x1] (1x7x6x4 f32 GL row, 1x3x4x8 f32 GL row -> 1x7x6x8 f32 GL row)");
+  CHECK(text(n->children[0]->spec) ==
+        "conv[acc,pad=0x1] (1x6x6x4 f32 GL row, 1x3x4x8 f32 GL row -> 1x6x6x8 f32 GL row)");
+  CHECK(text(n->children[1]->spec) ==
+        "conv[acc,pad=0x1] (1x7x6x4 f32 GL row, 1x3x4x8 f32 GL row -> 1x7x6x8 f32 GL row)");
   // The boxes: image rows 0-5 for output rows 1-6 with filter row 0; image rows 1-6 for output rows 0-5 with row 2.
   const auto boxes = tap_boxes(s, TapSplit{0});
   CHECK((boxes[0][0].origin == Shape{0, 0, 0, 0} && boxes[0][1].origin == Shape{0, 0, 0, 0} &&
