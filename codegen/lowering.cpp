@@ -40,7 +40,7 @@ bool allocates(const ImplNode& n) {
 
 /// Iterations axis `a` takes in bodies of boundary pattern `mask`: 1 at the boundary, else the full tiles.
 std::int64_t full_trips(const Loop& l, std::uint32_t mask, std::size_t a) {
-  return (mask >> a) & 1u ? 1 : l.axes[a].extent / l.axes[a].tile;
+  return (mask >> a) & 1u ? 1 : l.axes[a].full_trips();
 }
 
 class Walk {
@@ -157,7 +157,7 @@ class Walk {
         s.plan = window_plan(n.spec, l);
       }
       s.trip.assign(l.axes.size(), Affine(0));
-      const std::vector<std::size_t> team = team_axes(l, s.unroll);
+      const TeamAxes team = team_axes(l, s.unroll);
       if (team.empty()) return team_bodies(s, team, {}, 0, 0);  // serially, every body in turn
       team_nest(s, team);
     });
@@ -166,7 +166,7 @@ class Walk {
 
   /// A parallel loop: its team axes' trips, boundary trips included, as one collapsed parallel loop (the
   /// runtime's ranges or OpenMP's static schedule) whose iterations branch to the body of their boundary pattern.
-  void team_nest(LoopState& s, const std::vector<std::size_t>& team) {
+  void team_nest(LoopState& s, const TeamAxes& team) {
     const Loop& l = *s.l;
     std::vector<std::int64_t> trips;
     for (std::size_t a : team) trips.push_back(l.axes[a].trips());
@@ -194,7 +194,7 @@ class Walk {
   /// The bodies a team trip runs: along team axis `i` and after, a branch between the full tiles and the boundary
   /// (the axis's last trip) where it has one; then, the team axes' pattern `bits` known, every body of that
   /// pattern over the other axes (with no team, every body).
-  void team_bodies(LoopState& s, const std::vector<std::size_t>& team, const std::vector<Affine>& vars,
+  void team_bodies(LoopState& s, const TeamAxes& team, const std::vector<Affine>& vars,
                    std::size_t i, std::uint32_t bits) {
     const Loop& l = *s.l;
     if (i == team.size()) {
@@ -205,7 +205,7 @@ class Walk {
       return;
     }
     const std::size_t a = team[i];
-    const std::int64_t full = l.axes[a].extent / l.axes[a].tile;
+    const std::int64_t full = l.axes[a].full_trips();
     const auto full_tiles = [&] {
       s.trip[a] = vars[i];
       team_bodies(s, team, vars, i + 1, bits);

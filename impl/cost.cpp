@@ -290,12 +290,10 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   // its first range, the longest (team_share_runs). 257 rows in two tiles of 129 (the second 128) run on both
   // cores at once, where a boundary after the full tiles ran on one core alone.
   const std::vector<bool> unrolled = unrolled_axes(spec, loop);
-  const std::vector<std::size_t> team = team_axes(loop, unrolled);
-  Cost team_trips = 1;
-  for (std::size_t a : team) team_trips *= static_cast<Cost>(loop.axes[a].trips());
-  const Cost ways = loop.parallel ? std::min<Cost>(m.cores, team_trips) : 1;
-  for (std::int64_t runs : team_share_runs(loop, team, static_cast<std::int64_t>(ways))) {
-    nc.weights.push_back(static_cast<Cost>(runs));
+  const TeamAxes team = team_axes(loop, unrolled);
+  const Cost ways = team.empty() ? 1 : std::min<Cost>(m.cores, static_cast<Cost>(team_trips(loop, team)));
+  for (std::uint32_t mask : loop.body_masks) {
+    nc.weights.push_back(static_cast<Cost>(team_share_runs(loop, team, static_cast<std::int64_t>(ways), mask)));
   }
   // Unrolled axes (unrolled_axes) cost no iterations; the others pay loop_iteration per iteration of their nest.
   Cost iterations = 1;

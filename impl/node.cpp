@@ -51,7 +51,7 @@ std::vector<bool> unrolled_axes(const Spec& spec, const Loop& loop) {
 std::int64_t body_runs(const Loop& loop, std::uint32_t mask) {
   std::int64_t n = 1;
   for (std::size_t a = 0; a < loop.axes.size(); ++a) {
-    n *= (mask >> a) & 1u ? 1 : loop.axes[a].extent / loop.axes[a].tile;
+    n *= (mask >> a) & 1u ? 1 : loop.axes[a].full_trips();
   }
   return n;
 }

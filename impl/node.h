@@ -30,6 +30,8 @@ struct LoopAxis {
   std::int64_t extent = 1;
   std::int64_t tile = 1;
   std::int64_t trips() const { return (extent + tile - 1) / tile; }
+  /// The trips of whole tiles (all but the boundary's).
+  std::int64_t full_trips() const { return extent / tile; }
   std::int64_t remainder() const { return extent % tile; }
   friend bool operator==(const LoopAxis&, const LoopAxis&) = default;
 };

@@ -34,7 +34,7 @@ std::variant<Loop, NotApplicable> split_loop(const Split& action, const Spec& sp
   }
   if (conv != nullptr && conv->padded()) {
     return not_applicable("split", 5, "the conv is padded (", conv->pad[0], "x", conv->pad[1],
-                          "); pad_image first");
+                          "); pad_image first, or split_taps (accumulating)");
   }
   Loop loop;
   loop.kind = LoopKind::split;

@@ -13,7 +13,7 @@ namespace kriek {
 ///   (2) the Spec accumulates into its output (apply to_accum first);
 ///   (3) 1 <= k < the reduction extent;
 ///   (4) every operand in VRF is cut into whole vector registers (tiles and boundary tiles);
-///   (5) a Conv has no padding (pad_image first).
+///   (5) a Conv has no padding (pad_image first, or split_taps, which splits a padded conv's taps).
 /// One loop axis over the reduction extent, loop kind split; the output is whole in every body; a conv image's
 /// rows (columns) follow filter-row (column) splits with a halo of (OH - 1) * stride.
 ExpandResult expand_split(const Split& action, const Spec& spec, const Target& target);

@@ -21,7 +21,7 @@ Loop parallel_loop(const std::vector<std::pair<std::int64_t, std::int64_t>>& ext
 
 /// The runs of each body in the first of `ways` ranges of the team's trips (the first trips % ways ranges one
 /// longer), counted by walking the trips in order.
-std::vector<std::int64_t> walked(const Loop& l, const std::vector<std::size_t>& team, std::int64_t ways) {
+std::vector<std::int64_t> walked(const Loop& l, const TeamAxes& team, std::int64_t ways) {
   std::int64_t trips = 1;
   for (std::size_t a : team) trips *= l.axes[a].trips();
   const std::int64_t share = trips / ways + (trips % ways != 0 ? 1 : 0);
@@ -42,7 +42,7 @@ std::vector<std::int64_t> walked(const Loop& l, const std::vector<std::size_t>& 
       std::int64_t others = 1;  // the other axes' trips of this pattern, each team trip
       for (std::size_t a = 0; a < l.axes.size(); ++a) {
         if ((team_mask >> a) & 1u) continue;
-        others *= (mask >> a) & 1u ? 1 : l.axes[a].extent / l.axes[a].tile;
+        others *= (mask >> a) & 1u ? 1 : l.axes[a].full_trips();
       }
       runs[b] += others;
     }
@@ -50,12 +50,20 @@ std::vector<std::int64_t> walked(const Loop& l, const std::vector<std::size_t>& 
   return runs;
 }
 
+/// team_share_runs of every body, in body_masks order.
+std::vector<std::int64_t> share(const Loop& l, const TeamAxes& team, std::int64_t ways) {
+  std::vector<std::int64_t> runs;
+  for (std::uint32_t mask : l.body_masks) runs.push_back(team_share_runs(l, team, ways, mask));
+  return runs;
+}
+
 }  // namespace
 
 TEST_CASE("team axes: the parallel loop's axes of several trips, up to the first unrolled one", "[impl][parallel]") {
   Loop l = parallel_loop({{10, 4}, {8, 8}, {12, 6}, {9, 2}});
-  CHECK(team_axes(l, {false, false, false, false}) == std::vector<std::size_t>{0, 2, 3});
-  CHECK(team_axes(l, {false, false, true, false}) == std::vector<std::size_t>{0});
+  CHECK(team_axes(l, {false, false, false, false}) == TeamAxes{0, 2, 3});
+  CHECK(team_axes(l, {false, false, true, false}) == TeamAxes{0});
+  CHECK(team_trips(l, TeamAxes{0, 2, 3}) == 3 * 2 * 5);
   CHECK(team_axes(l, {true, false, false, false}).empty());
   l.parallel = false;
   CHECK(team_axes(l, {false, false, false, false}).empty());
@@ -64,13 +72,13 @@ TEST_CASE("team axes: the parallel loop's axes of several trips, up to the first
 TEST_CASE("team share: a boundary trip falls to a later range", "[impl][parallel]") {
   // 257 rows in 129s: one full tile on the first core, the boundary of 128 on the second.
   const Loop halves = parallel_loop({{257, 129}});
-  CHECK(team_share_runs(halves, {0}, 2) == std::vector<std::int64_t>{1, 0});
+  CHECK(share(halves, {0}, 2) == std::vector<std::int64_t>{1, 0});
   // 257 in 128s: two full tiles, then the boundary row: the first range has two full tiles.
   const Loop thirds = parallel_loop({{257, 128}});
-  CHECK(team_share_runs(thirds, {0}, 2) == std::vector<std::int64_t>{2, 0});
+  CHECK(share(thirds, {0}, 2) == std::vector<std::int64_t>{2, 0});
   // One way, or no team: every run.
-  CHECK(team_share_runs(thirds, {0}, 1) == std::vector<std::int64_t>{2, 1});
-  CHECK(team_share_runs(thirds, {}, 2) == std::vector<std::int64_t>{2, 1});
+  CHECK(share(thirds, {0}, 1) == std::vector<std::int64_t>{2, 1});
+  CHECK(share(thirds, {}, 2) == std::vector<std::int64_t>{2, 1});
 }
 
 TEST_CASE("team share: the first range's runs of every body, as a walk of the trips counts them (property)",
@@ -91,9 +99,9 @@ TEST_CASE("team share: the first range's runs of every body, as a walk of the tr
     const Loop l = parallel_loop(axes);
     std::vector<bool> unrolled(axes.size(), false);
     unrolled[static_cast<std::size_t>(draw(0, rank - 1))] = draw(0, 2) == 0;
-    const std::vector<std::size_t> team = team_axes(l, unrolled);
+    const TeamAxes team = team_axes(l, unrolled);
     const std::int64_t ways = draw(1, 5);
     INFO("round " << round << ", ways " << ways);
-    CHECK(team_share_runs(l, team, ways) == walked(l, team, ways));
+    CHECK(share(l, team, ways) == walked(l, team, ways));
   }
 }
