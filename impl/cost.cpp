@@ -190,7 +190,9 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       // stream: none since cost model 26 (an eighth of it made matmul 384x3072x768 take 12x32 tiles, 2 lines and 16
       // loads per 28 FMAs, over 6x64 ones, 4 lines and 10 loads per 24, and run 1.12-1.19x their time).
       // A k-step waits at least one FMA latency (its ports idle meanwhile).
-      const Cost ports = fmas * m.vector_fma, loads = rows * m.vector_broadcast + rhs_loads * m.vector_load;
+      // A row of one register broadcasts each float for one FMA: as its memory operand (vector_broadcast_operand).
+      const Cost broadcast = rhs_loads == 1 ? m.vector_broadcast_operand : m.vector_broadcast;
+      const Cost ports = fmas * m.vector_fma, loads = rows * broadcast + rhs_loads * m.vector_load;
       const Cost beside = far ? 0 : stream;
       const Cost busiest = std::max({ports, loads, beside});
       const Cost partial = beside == busiest ? ports + loads + beside - busiest
@@ -383,7 +385,7 @@ CostModel CostModel::for_target(const Target& target) {
   CostModel m;
   m.cores = static_cast<std::uint32_t>(target.cores);
   if (target.isa == Isa::scalar) {
-    m.vector_fma = m.vector_load = m.vector_broadcast = m.vector_store = m.vector_op = 0;
+    m.vector_fma = m.vector_load = m.vector_broadcast = m.vector_broadcast_operand = m.vector_store = m.vector_op = 0;
   }
   if (target.profile) m.apply_profile(*target.profile, target);
   return m;
@@ -395,8 +397,8 @@ std::uint64_t CostModel::fingerprint() const {
   for (Cost c : line_from) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : element_access) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), cross_core_line, vector_fma,
-                 fma_latency, vector_load, vector_broadcast, vector_store, vector_op, scalar_op, buffer_setup,
-                 output_return_percent, stream_overlap_eighths, code_cache_bytes, streamed_rows_hide_iteration}) {
+                 fma_latency, vector_load, vector_broadcast, vector_broadcast_operand, vector_store, vector_op,
+                 scalar_op, buffer_setup, output_return_percent, stream_overlap_eighths, code_cache_bytes, streamed_rows_hide_iteration}) {
     h.add(static_cast<std::uint64_t>(c));
   }
   return h.value();

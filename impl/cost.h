@@ -34,8 +34,9 @@ struct CostModel {
   /// window's new part per step along the dimension it moves (30 took dimension 0, a batch of 1 for a rank-4
   /// image, and so priced every step as loading the whole window). 32: a parallel loop's boundary trips run on
   /// its team with the full ones (team_share_runs), where they ran after them on one core. 33: bcast_fma's
-  /// broadcasts at the profile's broadcast rate (vector_broadcast), not its widest loads'.
-  std::uint32_t version = 33;
+  /// broadcasts at the profile's broadcast rate (vector_broadcast), not its widest loads'. 34: a row of one register
+  /// broadcasts as the FMA's memory operand (vector_broadcast_operand).
+  std::uint32_t version = 34;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).
@@ -70,6 +71,11 @@ struct CostModel {
   /// One broadcast of a float from L1 into every lane (bcast_fma's lhs): a load as wide as the float, which a
   /// core may issue faster than its widest loads (the Zen 4 VM: 1.01 per cycle against 0.87 512-bit loads).
   Cost vector_broadcast = 8;
+  /// The same broadcast as an FMA's memory operand ({1to16}), which the compilers emit where the broadcast feeds one
+  /// FMA (a register tile one register wide): the load unit broadcasts, no shuffle. On the Zen 4 VM 1.7-1.8 per cycle
+  /// where a `vbroadcastss` into a register goes at 1.0: a 14x16 tile's k-step (14 broadcasts, a row load, 14 FMAs)
+  /// runs at one FMA a cycle there, which the register broadcasts' rate priced load-bound (17 cycles for 14).
+  Cost vector_broadcast_operand = 8;
   Cost vector_store = 16;
   /// One vector ALU op (zero, add, max, ...), and one scalar op.
   Cost vector_op = 8;

@@ -28,6 +28,9 @@ void CostModel::apply_profile(const TargetProfile& p, const Target& target) {
     vector_fma = units(1 / p.value("fma-per-cycle." + bits));
     vector_load = units(1 / p.value("loads-per-cycle"));
     vector_broadcast = units(1 / p.value("broadcasts-per-cycle"));
+    // AVX2 has no memory operands broadcast: its FMAs take a register broadcast.
+    vector_broadcast_operand = target.isa == Isa::avx512 ? units(1 / p.value("broadcast-operands-per-cycle"))
+                                                         : vector_broadcast;
     vector_store = units(1 / p.value("stores-per-cycle"));
     vector_op = units(1 / p.value("vector-ops-per-cycle"));
   }

@@ -62,6 +62,10 @@ std::vector<ProfileKey> profile_keys(Isa isa) {
   keys.push_back({"loads-per-cycle", "per cycle", "widest vector loads from L1"});
   keys.push_back({"stores-per-cycle", "per cycle", "widest vector stores to L1"});
   keys.push_back({"broadcasts-per-cycle", "per cycle", "one float from L1 into every lane"});
+  if (isa == Isa::avx512) {
+    keys.push_back({"broadcast-operands-per-cycle", "per cycle",
+                    "one float from L1 into every lane as an instruction's memory operand ({1to16})"});
+  }
   keys.push_back({"vector-ops-per-cycle", "per cycle", "independent widest vector adds"});
   for (std::string_view level : kMemoryLevels) {
     keys.push_back({"read-bandwidth." + std::string(level), "bytes per cycle",
@@ -200,6 +204,22 @@ TargetProfile parse_profile(std::string_view text, const std::string& file) {
   }
   p.values = std::move(ordered);
   return p;
+}
+
+std::optional<std::uint32_t> profile_format_version(std::string_view text) {
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::vector<std::string_view> w = words(text.substr(at, end - at));
+    at = end + 1;
+    if (w.empty()) continue;
+    std::uint32_t version = 0;
+    if (w.size() != 2 || w[0] != "kriek-profile") return std::nullopt;
+    const auto r = std::from_chars(w[1].data(), w[1].data() + w[1].size(), version);
+    if (r.ec != std::errc{} || r.ptr != w[1].data() + w[1].size()) return std::nullopt;
+    return version;
+  }
+  return std::nullopt;
 }
 
 TargetProfile read_profile(const std::filesystem::path& path) {

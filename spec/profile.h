@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,8 +27,8 @@ struct ProfileKey {
 };
 
 /// Every measurement a profile of a machine with `isa` holds, in file order: the clock; FMA throughput and
-/// latency at each vector width the ISA has (scalar, 128, 256, 512 bits); vector loads, stores, broadcasts and
-/// adds per cycle at the widest width; read bandwidth and load-to-use latency of L1, L2, L3 and DRAM; packing
+/// latency at each vector width the ISA has (scalar, 128, 256, 512 bits); vector loads, stores, broadcasts (on
+/// AVX-512 also as a memory operand) and adds per cycle at the widest width; read bandwidth and load-to-use latency of L1, L2, L3 and DRAM; packing
 /// copies (contiguous and strided rows); the fork and join of a parallel loop; reads of lines another core wrote.
 std::vector<ProfileKey> profile_keys(Isa isa);
 
@@ -35,8 +36,9 @@ std::vector<ProfileKey> profile_keys(Isa isa);
 std::vector<int> profile_widths(Isa isa);
 
 struct TargetProfile {
-  /// The first line of a profile file is "kriek-profile <version>"; another version is refused.
-  static constexpr std::uint32_t kFormatVersion = 2;
+  /// The first line of a profile file is "kriek-profile <version>"; another version is refused. 3: AVX-512's
+  /// broadcast-operands-per-cycle.
+  static constexpr std::uint32_t kFormatVersion = 3;
 
   /// The target measured: its name, ISA and fingerprint without a profile (a profile applies only to it).
   std::string target;
@@ -60,6 +62,9 @@ std::string print_profile(const TargetProfile& profile);
 /// Reads what print_profile writes (comments and blank lines anywhere). A UserError "FILE:LINE: ..." for a
 /// missing or other version, an unknown or repeated key, a value that is not a positive number, a missing key.
 TargetProfile parse_profile(std::string_view text, const std::string& file);
+/// The format version a profile's "kriek-profile <version>" line gives, or nullopt when its first line (past
+/// comments and blank lines) is no such line.
+std::optional<std::uint32_t> profile_format_version(std::string_view text);
 /// parse_profile of the file at `path`; a UserError naming it when it cannot be read.
 TargetProfile read_profile(const std::filesystem::path& path);
 

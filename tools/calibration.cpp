@@ -23,6 +23,7 @@
 #include "codegen/compile.h"
 #include "codegen/kernel_runtime.h"
 #include "spec/error.h"
+#include "spec/user_file.h"
 
 namespace kriek::tools {
 namespace {
@@ -272,6 +273,9 @@ TargetProfile calibrate(const Target& target, const CalibrationOptions& options)
   for (const char* port : {"loads", "stores", "broadcasts"}) {
     record(std::string(port) + "-per-cycle", 16 / cycles(probe.seconds_per_rep(std::string("kc_") + port, {}, small.data)));
   }
+  if (target.isa == Isa::avx512) {
+    record("broadcast-operands-per-cycle", 16 / cycles(probe.seconds_per_rep("kc_broadcast_operands", {}, small.data)));
+  }
   record("vector-ops-per-cycle", 12 / cycles(probe.seconds_per_rep("kc_vector_ops", {}, small.data)));
 
   // A buffer of half of each level (of L3 a quarter, shared as it is), and main memory at four times L3.
@@ -328,7 +332,17 @@ Target command_target(const Args& args) {
   const std::optional<std::filesystem::path> path = default_profile_path(target);
   std::error_code ec;
   if (!path || !std::filesystem::exists(*path, ec)) return target;
-  TargetProfile profile = read_profile(*path);
+  // The default profile is a cache: one of another format version (an older kriek's) or of another machine is
+  // noted and ignored, not an error of every command; a damaged one is an error.
+  const std::string text = read_user_file(*path, "the target profile");
+  const std::optional<std::uint32_t> version = profile_format_version(text);
+  if (version && *version != TargetProfile::kFormatVersion) {
+    std::cerr << "kriek: note: the profile " << path->string() << " has format version " << *version
+              << ", this kriek reads version " << TargetProfile::kFormatVersion
+              << "; it is ignored (run kriek calibrate again)\n";
+    return target;
+  }
+  TargetProfile profile = parse_profile(text, path->string());
   try {
     return with_profile(target, std::move(profile));
   } catch (const UserError& e) {

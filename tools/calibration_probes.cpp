@@ -79,6 +79,21 @@ void port_probe(std::ostream& c, const std::string& name, const Width& w, const 
        "\"xmm7\");\n  }\n}\n";
 }
 
+/// kPortOps AVX-512 `vpord`s whose second operand is a float from memory broadcast into every lane ({1to16}), into
+/// distinct registers: how fast the load unit broadcasts an instruction's memory operand, as it does for an FMA
+/// whose rows are one register wide (LLVM and GCC fold such a broadcast into the FMA). An integer op, so that the
+/// FMA ports' rate does not bound it: Zen 4 broadcasts 1.7-1.8 operands per cycle beside its one 512-bit FMA, but
+/// only one `vbroadcastss` into a register (a shuffle on an FP port), which kc_broadcasts measures.
+void broadcast_operand_probe(std::ostream& c, const std::string& name) {
+  header(c, name);
+  c << "  for (long i = 0; i < n; ++i) {\n    __asm__ volatile(\n";
+  for (int i = 0; i < kPortOps; ++i) {
+    c << "      \"vpord " << i * 4 << "(%0)%{1to16%}, %%zmm7, %%zmm" << i % 7 << "\\n\\t\"\n";
+  }
+  c << "      :: \"r\"(buffer) : \"memory\", \"xmm0\", \"xmm1\", \"xmm2\", \"xmm3\", \"xmm4\", \"xmm5\", \"xmm6\", "
+       "\"xmm7\");\n  }\n}\n";
+}
+
 /// Reads args[1] bytes of `buffer` n times, 8 widest loads per step.
 void read_probe(std::ostream& c, const std::string& name, const Width& w) {
   header(c, name);
@@ -115,6 +130,7 @@ codegen::CSource calibration_source(Isa isa) {
   port_probe(c, "kc_loads", widest, widest.move, false);
   port_probe(c, "kc_stores", widest, widest.move, true);
   port_probe(c, "kc_broadcasts", widest, widest.bits == 32 ? "movss" : "vbroadcastss", false);
+  if (isa == Isa::avx512) broadcast_operand_probe(c, "kc_broadcast_operands");
   chains_probe(c, "kc_vector_ops", widest, kChains, false);
   read_probe(c, "kc_read", widest);
   // Load-to-use latency: a walk along pointers stored in `buffer`.

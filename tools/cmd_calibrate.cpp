@@ -24,7 +24,7 @@ int run_calibrate(const std::vector<std::string>& raw) {
   CalibrationOptions options;
   options.quick = args.has("--quick");
   options.progress = [](const std::string& key, double value) {
-    std::cout << std::left << std::setw(28) << key << value << std::endl;
+    std::cout << std::left << std::setw(30) << key << " " << value << std::endl;
   };
   std::cout << "calibrating " << host_target().name << " (" << isa_name(host_target().isa) << ")"
             << (options.quick ? ", quick" : "") << "\n";

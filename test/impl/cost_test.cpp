@@ -19,9 +19,9 @@ const CostModel& model() {
   return m;
 }
 
-Cost kernel_cost(KernelKind k, const Spec& s) {
+Cost kernel_cost(KernelKind k, const Spec& s, const CostModel& m = model()) {
   ImplPtr leaf = kernel(k)(s);
-  return evaluate(leaf, avx512(), model()).cost;
+  return evaluate(leaf, avx512(), m).cost;
 }
 
 TensorSpec strided(Shape s, Level l = Level::GL) {
@@ -69,14 +69,25 @@ TEST_CASE("cost: bcast_fma costs the busier of its FMA and load ports", "[impl][
   CHECK(step(1, 16) == m.fma_latency);
   // Per FMA, the wide tile is cheaper than the square one.
   CHECK(step(6, 64) * 16 < step(16, 16) * 24);
-  // Broadcasts at their own rate where a core issues them faster than its widest loads (a profile says so).
+  // Broadcasts at their own rate where a core issues them faster than its widest loads (a profile says so): into
+  // a register where each feeds several FMAs, as the FMA's memory operand where rows are one register wide.
   CostModel fast = m;
-  fast.vector_broadcast = m.vector_load / 2;
+  fast.vector_broadcast_operand = m.vector_load / 2;
   TensorSpec a = strided({16, 1}, Level::L1);
   const Spec tall = matmul(a, ts({1, 16}, Level::VRF, Layout::row_major(), 16),
                            ts({16, 16}, Level::VRF, Layout::row_major(), 16), true);
-  CHECK(evaluate(kernel(KernelKind::bcast_fma)(tall), avx512(), fast).cost ==
-        partly(16 * m.vector_fma, 16 * fast.vector_broadcast + m.vector_load));
+  CHECK(kernel_cost(KernelKind::bcast_fma, tall, fast) ==
+        partly(16 * m.vector_fma, 16 * fast.vector_broadcast_operand + m.vector_load));
+  CHECK(kernel_cost(KernelKind::bcast_fma, tall, fast) < step(16, 16));
+  // Slow register broadcasts leave one-register rows alone and weigh on wider ones.
+  CostModel slow = m;
+  slow.vector_broadcast = 3 * m.vector_load;
+  CHECK(kernel_cost(KernelKind::bcast_fma, tall, slow) == step(16, 16));
+  const Spec six = matmul(strided({6, 1}, Level::L1), ts({1, 64}, Level::VRF, Layout::row_major(), 16),
+                          ts({6, 64}, Level::VRF, Layout::row_major(), 16), true);
+  CHECK(kernel_cost(KernelKind::bcast_fma, six, slow) ==
+        partly(24 * m.vector_fma, 6 * slow.vector_broadcast + 4 * m.vector_load));
+  CHECK(kernel_cost(KernelKind::bcast_fma, six, fast) == step(6, 64));
 }
 
 TEST_CASE("cost: register panels cost their partial registers whole, partial stores by the pieces they take",
@@ -431,7 +442,7 @@ TEST_CASE("cost: dot_fma is bound by its loads or the lines it streams", "[impl]
 TEST_CASE("the cost model's fingerprint is pinned and covers its constants", "[cost]") {
   // Computed once with spec/stable_hash.h: tables on disk carry it, so it must not drift between builds or runs.
   const CostModel m = CostModel::for_target(named_target("avx512"));
-  CHECK(m.fingerprint() == 0x0c608b34b4de5cc9ull);  // cost model version 31
+  CHECK(m.fingerprint() == 0x1f27098f74fe02c1ull);  // cost model version 31
   CostModel other = m;
   other.loop_iteration += 1;
   CHECK(other.fingerprint() != m.fingerprint());
@@ -523,7 +534,8 @@ TEST_CASE("a target's profile sets the constants it measures", "[cost][profile]"
       {"fma-per-cycle.256b", 2},  {"fma-latency.256b", 4},    {"loads-per-cycle", 2},   {"stores-per-cycle", 1},
       {"vector-ops-per-cycle", 4}, {"fma-per-cycle.32b", 2},  {"read-bandwidth.L1", 64}, {"read-bandwidth.L2", 32},
       {"read-bandwidth.L3", 16},  {"pack-contiguous", 10},    {"pack-strided", 8},      {"parallel-launch", 3000},
-      {"cross-core-latency", 256}, {"cross-core-stream", 16}, {"broadcasts-per-cycle", 4}};
+      {"cross-core-latency", 256}, {"cross-core-stream", 16}, {"broadcasts-per-cycle", 4},
+      {"broadcast-operands-per-cycle", 8}};
   for (const ProfileKey& k : profile_keys(avx2.isa)) {
     p.values.emplace_back(k.key, measured.count(k.key) ? measured.at(k.key) : 1.0);
   }
@@ -533,6 +545,7 @@ TEST_CASE("a target's profile sets the constants it measures", "[cost][profile]"
   CHECK(m.fma_latency == 64);
   CHECK(m.vector_load == 8);
   CHECK(m.vector_broadcast == 4);
+  CHECK(m.vector_broadcast_operand == 4);  // AVX2 broadcasts into registers only
   CHECK(m.vector_store == 16);
   CHECK(m.vector_op == 4);
   CHECK(m.scalar_op == 8);
@@ -554,4 +567,17 @@ TEST_CASE("a target's profile sets the constants it measures", "[cost][profile]"
     if (key.rfind("cross-core-", 0) == 0) value = 0;
   }
   CHECK(CostModel::for_target(with_profile(avx2, p)).cross_core_line == plain.cross_core_line);
+  // AVX-512 broadcasts memory operands at a rate of their own.
+  const Target avx512_host = named_target("avx512");
+  TargetProfile q = p;
+  q.target = avx512_host.name;
+  q.isa = avx512_host.isa;
+  q.target_fingerprint = avx512_host.fingerprint();
+  q.values.clear();
+  for (const ProfileKey& k : profile_keys(avx512_host.isa)) {
+    q.values.emplace_back(k.key, measured.count(k.key) ? measured.at(k.key) : 1.0);
+  }
+  const CostModel m512 = CostModel::for_target(with_profile(avx512_host, q));
+  CHECK(m512.vector_broadcast == 4);
+  CHECK(m512.vector_broadcast_operand == 2);
 }

@@ -58,13 +58,24 @@ TEST_CASE("a profile prints and parses back to an equal profile", "[spec][profil
   CHECK_THAT(print_profile(sample(named_target("avx512"))), Contains("fma-per-cycle.512b"));
   CHECK(print_profile(sample(named_target("avx2"))).find("512b") == std::string::npos);
   CHECK(print_profile(sample(named_target("scalar"))).find("128b") == std::string::npos);
+  // Broadcasts as an instruction's memory operand: only AVX-512 has them.
+  CHECK_THAT(print_profile(sample(named_target("avx512"))), Contains("\nbroadcast-operands-per-cycle 13.5 "));
+  CHECK(print_profile(sample(named_target("avx2"))).find("broadcast-operands") == std::string::npos);
+}
+
+TEST_CASE("a profile's format version is read from its first line", "[spec][profile]") {
+  CHECK(profile_format_version(print_profile(sample(named_target("avx2")))) == TargetProfile::kFormatVersion);
+  CHECK(profile_format_version("# an old one\n\nkriek-profile 2\ntarget host\n") == 2u);
+  CHECK(profile_format_version("kriek-profile two\n") == std::nullopt);
+  CHECK(profile_format_version("target host\nkriek-profile 3\n") == std::nullopt);
+  CHECK(profile_format_version("") == std::nullopt);
 }
 
 TEST_CASE("bad profile files are one-line errors naming the file and line", "[spec][profile][errors]") {
   CHECK_THAT(parse_error(""), Contains("p.profile: empty, not a kriek target profile"));
   CHECK_THAT(parse_error("hello 1\n"), Contains("p.profile:1: not a kriek target profile"));
   CHECK_THAT(parse_error("# c\nkriek-profile 7\n"), Contains("p.profile:2: profile format version 7") &&
-                                                         Contains("reads version 2"));
+                                                         Contains("reads version 3"));
   CHECK_THAT(parse_error(edited("clock-ghz", "clock-ghz fast")),
              Contains("p.profile:7: measurement 'clock-ghz' must be a positive number, got 'fast'"));
   CHECK_THAT(parse_error(edited("clock-ghz", "clock-ghz -3")), Contains("must be a positive number, got '-3'"));

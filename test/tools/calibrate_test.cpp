@@ -95,8 +95,15 @@ TEST_CASE("the default profile lives beside the default DP table, one of other h
   CHECK(moved.status == 0);
   CHECK_THAT(moved.out, Contains("kriek: note: the profile " + file + " was measured for target host") &&
                             Contains("it is ignored") && !Contains("\nprofile "));
+  // Of an older kriek (another format version): a note naming both versions, and the defaults.
+  std::ofstream(file) << "# an older kriek's\nkriek-profile 2\ntarget host\nisa avx2\n";
+  const Result old = kriek::testing::run_command(kriek + " target");
+  CHECK(old.status == 0);
+  CHECK_THAT(old.out, Contains("kriek: note: the profile " + file + " has format version 2, this kriek reads version " +
+                               std::to_string(kriek::TargetProfile::kFormatVersion) + "; it is ignored") &&
+                          !Contains("\nprofile "));
   // Damaged: an error naming the file and line, also from the default place.
-  std::ofstream(file) << "kriek-profile 2\ntarget host\nisa avx2\ntarget-fingerprint 1\nclock-ghz many\n";
+  std::ofstream(file) << "kriek-profile " << kriek::TargetProfile::kFormatVersion << "\ntarget host\nisa avx2\ntarget-fingerprint 1\nclock-ghz many\n";
   check_one_line_error(kriek::testing::run_command(kriek + " synth 'matmul 4x4x4 f32' --no-table"),
                        file + ":5: measurement 'clock-ghz' must be a positive number");
 }
