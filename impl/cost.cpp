@@ -268,6 +268,12 @@ Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
   return static_cast<Cost>(lines_touched(t)) * (ways - 1) / ways * m.cross_core_line;
 }
 
+/// The least time the FMA ports take for `body`: its FLOPs in whole registers (flop_count with lanes), an FMA each.
+Cost fma_floor(const Spec& body, const Target& target, const CostModel& m) {
+  const std::int64_t lanes = vector_width(target, body.output().dtype);
+  return static_cast<Cost>(flop_count(body, lanes) / static_cast<double>(2 * lanes)) * m.vector_fma;
+}
+
 /// True when one run of `body` keeps the FMA ports busy for at least four loop iterations' time, its inputs in L1
 /// or registers, or (CostModel::streamed_rows_hide_iteration) its rhs a run of two lines or more of one sequential
 /// stream from L2 (the loop's `loop_spec` rhs contiguous): the loop's index update and branch run on other ports.
@@ -278,9 +284,7 @@ bool hides_iteration(const Spec& loop_spec, const Spec& body, const Target& targ
     const bool streamed = one_stream && i == 1 && in.level == Level::L2 && in.contiguous && in.bytes() >= 2 * kLine;
     if (in.level != Level::L1 && !is_register_level(in.level) && !streamed) return false;
   }
-  const std::int64_t lanes = vector_width(target, body.output().dtype);
-  const double fmas = flop_count(body, lanes) / static_cast<double>(2 * lanes);
-  return fmas * static_cast<double>(m.vector_fma) >= 4.0 * static_cast<double>(m.loop_iteration);
+  return fma_floor(body, target, m) >= 4 * m.loop_iteration;
 }
 
 NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop& loop, const Target& target,
@@ -348,9 +352,10 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   return nc;
 }
 
-NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, const CostModel& m) {
+NodeCost move_cost(const Spec& spec, std::span<const Spec> children, const MoveOp& move, const Target& target,
+                   const CostModel& m) {
   NodeCost nc;
-  nc.weights.assign(children, 1);
+  nc.weights.assign(children.size(), 1);
   const TensorSpec& src = spec.operands[move.operand];
   const bool output = static_cast<std::size_t>(move.operand) + 1 == spec.operands.size();
   if (move.alias) {
@@ -363,6 +368,14 @@ NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, c
     // tile, priced 2.1% cheaper.
     if (output) per_line += per_line * m.output_return_percent / 100;
     nc.base = lines * per_line;
+    // An input's one contiguous run from L2 streams in while the matmul or conv that reads it computes (the
+    // prefetchers follow the run), as bcast_fma's rhs rows from L2 do: beside FMAs that take longer, an eighth of
+    // it adds. conv[pad=1] 1x14x14x64 3x3x64x64 split into taps, each image row aliased into L1 from L2 per tap:
+    // priced 1.23x the slide pick (12% of it these lines), it took 0.91x its time (Zen 4, REPL compare).
+    if (!output && src.level == Level::L2 && src.contiguous && !children.empty() && contracts(children.front().op)) {
+      const Cost hidden = std::min(nc.base, fma_floor(children.front(), target, m));
+      nc.base -= hidden - hidden / 8;
+    }
     nc.own[move.dest.level] = lines_touched(src) * kLine;
   } else {
     // One scalar in RF is a local the compiler keeps in a register: nothing to set up.
@@ -398,7 +411,8 @@ std::uint64_t CostModel::fingerprint() const {
   for (Cost c : element_access) h.add(static_cast<std::uint64_t>(c));
   for (Cost c : {strided_percent, loop_iteration, parallel_launch, Cost(cores), cross_core_line, vector_fma,
                  fma_latency, vector_load, vector_broadcast, vector_broadcast_operand, vector_store, vector_op,
-                 scalar_op, buffer_setup, output_return_percent, stream_overlap_eighths, code_cache_bytes, streamed_rows_hide_iteration}) {
+                 scalar_op, buffer_setup, output_return_percent, stream_overlap_eighths, code_cache_bytes,
+                 streamed_rows_hide_iteration}) {
     h.add(static_cast<std::uint64_t>(c));
   }
   return h.value();
@@ -432,7 +446,7 @@ NodeCost with_buffer(std::size_t children, const TensorSpec& buffer, const CostM
 NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,
                    const CostModel& m) {
   return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(spec, children, loop, target, m); },
-                               [&](const MoveOp& move) { return move_cost(spec, children.size(), move, m); },
+                               [&](const MoveOp& move) { return move_cost(spec, children, move, target, m); },
                                [&](const Block&) { return in_sequence(children.size()); },
                                [&](const Pipeline& p) { return with_buffer(children.size(), p.buffer, m); },
                                // Views only: the matmul's cost.
