@@ -36,7 +36,7 @@ struct CostModel {
   /// its team with the full ones (team_share_runs), where they ran after them on one core. 33: bcast_fma's
   /// broadcasts at the profile's broadcast rate (vector_broadcast), not its widest loads'. 34: a row of one register
   /// broadcasts as the FMA's memory operand (vector_broadcast_operand). 35: an input's contiguous run aliased into L1
-  /// from L2 streams in behind the FMAs of the matmul or conv that reads it (an eighth of it adds).
+  /// from L2 streams in behind the FMAs of the matmul or conv that reads its other inputs from L1 (an eighth adds).
   std::uint32_t version = 35;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};

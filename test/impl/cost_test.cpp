@@ -303,7 +303,7 @@ TEST_CASE("cost: an input's contiguous run from L2 streams in behind the FMAs of
   const CostModel& m = model();
   const Cost line = m.line_from[static_cast<std::size_t>(Level::L2)];
   // 14x64 f32 from L2: 56 lines, behind 14x64x16 multiply-adds (896 FMAs, more time than the lines): an eighth adds.
-  const Spec s = matmul(ts({14, 64}, Level::L2), ts({64, 16}, Level::L2), ts({14, 16}, Level::L1));
+  const Spec s = matmul(ts({14, 64}, Level::L2), ts({64, 16}, Level::L1), ts({14, 16}, Level::L1));
   const Cost lines = 56 * line;
   REQUIRE(896 * m.vector_fma > lines);
   CHECK(evaluate(alias_move(s, 0, Level::L1), avx512(), m).cost == lines / 8);
@@ -312,7 +312,10 @@ TEST_CASE("cost: an input's contiguous run from L2 streams in behind the FMAs of
   quick.vector_fma = 1;
   REQUIRE(896 * quick.vector_fma < lines);
   CHECK(evaluate(alias_move(s, 0, Level::L1), avx512(), quick).cost == lines - 896 + 896 / 8);
-  // From main memory, strided rows, the output, or a reader that computes nothing: the whole stream.
+  // Beside another stream from L2 (the rhs), from main memory, strided rows, the output, or a reader that computes
+  // nothing: the whole stream.
+  const Spec beside = matmul(ts({14, 64}, Level::L2), ts({64, 16}, Level::L2), ts({14, 16}, Level::L1));
+  CHECK(evaluate(alias_move(beside, 0, Level::L1), avx512(), m).cost == lines);
   Spec far = s;
   far.operands[0].level = Level::GL;
   CHECK(evaluate(alias_move(far, 0, Level::L1), avx512(), m).cost ==
