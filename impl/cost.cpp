@@ -190,8 +190,11 @@ Cost kernel_cost(KernelKind k, const Spec& spec, const Target& target, const Cos
       // stream: none since cost model 26 (an eighth of it made matmul 384x3072x768 take 12x32 tiles, 2 lines and 16
       // loads per 28 FMAs, over 6x64 ones, 4 lines and 10 loads per 24, and run 1.12-1.19x their time).
       // A k-step waits at least one FMA latency (its ports idle meanwhile).
-      // A row of one register broadcasts each float for one FMA: as its memory operand (vector_broadcast_operand).
-      const Cost broadcast = rhs_loads == 1 ? m.vector_broadcast_operand : m.vector_broadcast;
+      // A register tile one register wide broadcasts each float for one FMA: as its memory operand
+      // (vector_broadcast_operand). A column of a wider tile (a strided view of it) shares each row's broadcast
+      // with the other columns' calls (tile_out precondition 8): into a register. Priced as operands, the DP cut
+      // res4_3x3's 8x32 tiles into two 8x16 calls per k-step, 1.2-1.3x the time on the Zen 4 VM.
+      const Cost broadcast = rhs_loads == 1 && out.contiguous ? m.vector_broadcast_operand : m.vector_broadcast;
       const Cost ports = fmas * m.vector_fma, loads = rows * broadcast + rhs_loads * m.vector_load;
       const Cost beside = far ? 0 : stream;
       const Cost busiest = std::max({ports, loads, beside});

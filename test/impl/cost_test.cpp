@@ -79,10 +79,16 @@ TEST_CASE("cost: bcast_fma costs the busier of its FMA and load ports", "[impl][
   CHECK(kernel_cost(KernelKind::bcast_fma, tall, fast) ==
         partly(16 * m.vector_fma, 16 * fast.vector_broadcast_operand + m.vector_load));
   CHECK(kernel_cost(KernelKind::bcast_fma, tall, fast) < step(16, 16));
-  // Slow register broadcasts leave one-register rows alone and weigh on wider ones.
+  // Slow register broadcasts leave one-register rows alone and weigh on wider ones, and on a column of a wider
+  // tile (a strided view of it), whose broadcasts its other columns share.
   CostModel slow = m;
   slow.vector_broadcast = 3 * m.vector_load;
   CHECK(kernel_cost(KernelKind::bcast_fma, tall, slow) == step(16, 16));
+  Spec column = tall;
+  column.operands[2].contiguous = false;
+  CHECK(kernel_cost(KernelKind::bcast_fma, column, fast) == step(16, 16));
+  CHECK(kernel_cost(KernelKind::bcast_fma, column, slow) ==
+        partly(16 * m.vector_fma, 16 * slow.vector_broadcast + m.vector_load));
   const Spec six = matmul(strided({6, 1}, Level::L1), ts({1, 64}, Level::VRF, Layout::row_major(), 16),
                           ts({6, 64}, Level::VRF, Layout::row_major(), 16), true);
   CHECK(kernel_cost(KernelKind::bcast_fma, six, slow) ==
