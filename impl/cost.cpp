@@ -355,19 +355,9 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   return nc;
 }
 
-/// True when every input of `body` but `operand` is in L1 or registers.
-bool only_stream(const Spec& body, std::size_t operand) {
-  for (std::size_t i = 0; i < body.input_count(); ++i) {
-    const Level l = body.input(i).level;
-    if (i != operand && l != Level::L1 && !is_register_level(l)) return false;
-  }
-  return true;
-}
-
-NodeCost move_cost(const Spec& spec, std::span<const Spec> children, const MoveOp& move, const Target& target,
-                   const CostModel& m) {
+NodeCost move_cost(const Spec& spec, std::size_t children, const MoveOp& move, const CostModel& m) {
   NodeCost nc;
-  nc.weights.assign(children.size(), 1);
+  nc.weights.assign(children, 1);
   const TensorSpec& src = spec.operands[move.operand];
   const bool output = static_cast<std::size_t>(move.operand) + 1 == spec.operands.size();
   if (move.alias) {
@@ -380,18 +370,6 @@ NodeCost move_cost(const Spec& spec, std::span<const Spec> children, const MoveO
     // tile, priced 2.1% cheaper.
     if (output) per_line += per_line * m.output_return_percent / 100;
     nc.base = lines * per_line;
-    // An input's one contiguous run from L2 streams in while the matmul or conv that reads it computes (the
-    // prefetchers follow the run) when it is the only stream: the reader's other inputs in L1 or registers. Beside
-    // FMAs that take longer, an eighth of it adds. conv[pad=1] 1x14x14x64 3x3x64x64 split into taps, each image
-    // row aliased into L1 from L2 per tap: priced 1.23x the slide pick (12% of it these lines), it took 0.91x its
-    // time (Zen 4, REPL compare). Beside a rhs from L2 it does not hide: res5_3x3 then read each 7x512 image row
-    // beside 512x64 filters streamed in 16-column panels (7x64 register tiles), 1.2x the time of 64-channel blocks
-    // of filters in L1.
-    if (!output && src.level == Level::L2 && src.contiguous && !children.empty() && contracts(children.front().op) &&
-        only_stream(children.front(), move.operand)) {
-      const Cost hidden = std::min(nc.base, fma_floor(children.front(), target, m));
-      nc.base -= hidden - hidden / 8;
-    }
     nc.own[move.dest.level] = lines_touched(src) * kLine;
   } else {
     // One scalar in RF is a local the compiler keeps in a register: nothing to set up.
@@ -462,7 +440,7 @@ NodeCost with_buffer(std::size_t children, const TensorSpec& buffer, const CostM
 NodeCost node_cost(const Spec& spec, const NodeKind& kind, std::span<const Spec> children, const Target& target,
                    const CostModel& m) {
   return std::visit(overloaded{[&](const Loop& loop) { return loop_cost(spec, children, loop, target, m); },
-                               [&](const MoveOp& move) { return move_cost(spec, children, move, target, m); },
+                               [&](const MoveOp& move) { return move_cost(spec, children.size(), move, m); },
                                [&](const Block&) { return in_sequence(children.size()); },
                                [&](const Pipeline& p) { return with_buffer(children.size(), p.buffer, m); },
                                // Views only: the matmul's cost.

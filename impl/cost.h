@@ -35,9 +35,10 @@ struct CostModel {
   /// image, and so priced every step as loading the whole window). 32: a parallel loop's boundary trips run on
   /// its team with the full ones (team_share_runs), where they ran after them on one core. 33: bcast_fma's
   /// broadcasts at the profile's broadcast rate (vector_broadcast), not its widest loads'. 34: a row of one register
-  /// broadcasts as the FMA's memory operand (vector_broadcast_operand). 35: an input's contiguous run aliased into L1
-  /// from L2 streams in behind the FMAs of the matmul or conv that reads its other inputs from L1 (an eighth adds).
-  std::uint32_t version = 35;
+  /// broadcasts as the FMA's memory operand (vector_broadcast_operand). 35: an input's run aliased into L1 from L2 hid
+  /// behind the FMAs that read it (reverted: see README, cost model). 36: only a whole register tile one register
+  /// wide (not one column of a wider tile, whose rows' broadcasts the columns share) broadcasts as memory operands.
+  std::uint32_t version = 36;
   /// Bringing one 64-byte line from a level into a faster cache, indexed by source Level (GL, L2, L1).
   std::array<Cost, kLevelCount> line_from{96, 24, 8, 0, 0};
   /// Extra cost, in percent, of moving lines that are not one contiguous range (one stream per row).

