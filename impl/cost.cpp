@@ -271,12 +271,6 @@ Cost cross_core(const TensorSpec& t, Cost ways, const CostModel& m) {
   return static_cast<Cost>(lines_touched(t)) * (ways - 1) / ways * m.cross_core_line;
 }
 
-/// The least time the FMA ports take for `body`: its FLOPs in whole registers (flop_count with lanes), an FMA each.
-Cost fma_floor(const Spec& body, const Target& target, const CostModel& m) {
-  const std::int64_t lanes = vector_width(target, body.output().dtype);
-  return static_cast<Cost>(flop_count(body, lanes) / static_cast<double>(2 * lanes)) * m.vector_fma;
-}
-
 /// True when one run of `body` keeps the FMA ports busy for at least four loop iterations' time, its inputs in L1
 /// or registers, or (CostModel::streamed_rows_hide_iteration) its rhs a run of two lines or more of one sequential
 /// stream from L2 (the loop's `loop_spec` rhs contiguous): the loop's index update and branch run on other ports.
@@ -287,7 +281,9 @@ bool hides_iteration(const Spec& loop_spec, const Spec& body, const Target& targ
     const bool streamed = one_stream && i == 1 && in.level == Level::L2 && in.contiguous && in.bytes() >= 2 * kLine;
     if (in.level != Level::L1 && !is_register_level(in.level) && !streamed) return false;
   }
-  return fma_floor(body, target, m) >= 4 * m.loop_iteration;
+  const std::int64_t lanes = vector_width(target, body.output().dtype);
+  const double fmas = flop_count(body, lanes) / static_cast<double>(2 * lanes);
+  return fmas * static_cast<double>(m.vector_fma) >= 4.0 * static_cast<double>(m.loop_iteration);
 }
 
 NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop& loop, const Target& target,

@@ -74,7 +74,7 @@ struct CostModel {
   /// core may issue faster than its widest loads (the Zen 4 VM: 1.01 per cycle against 0.87 512-bit loads).
   Cost vector_broadcast = 8;
   /// The same broadcast as an FMA's memory operand ({1to16}), which the compilers emit where the broadcast feeds one
-  /// FMA (a register tile one register wide): the load unit broadcasts, no shuffle. On the Zen 4 VM 1.7-1.8 per cycle
+  /// FMA (a register tile one register wide): the load unit broadcasts, no shuffle. On the Zen 4 VM 1.8-2.0 per cycle
   /// where a `vbroadcastss` into a register goes at 1.0: a 14x16 tile's k-step (14 broadcasts, a row load, 14 FMAs)
   /// runs at one FMA a cycle there, which the register broadcasts' rate priced load-bound (17 cycles for 14).
   Cost vector_broadcast_operand = 8;

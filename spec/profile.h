@@ -28,8 +28,9 @@ struct ProfileKey {
 
 /// Every measurement a profile of a machine with `isa` holds, in file order: the clock; FMA throughput and
 /// latency at each vector width the ISA has (scalar, 128, 256, 512 bits); vector loads, stores, broadcasts (on
-/// AVX-512 also as a memory operand) and adds per cycle at the widest width; read bandwidth and load-to-use latency of L1, L2, L3 and DRAM; packing
-/// copies (contiguous and strided rows); the fork and join of a parallel loop; reads of lines another core wrote.
+/// AVX-512 also as a memory operand) and adds per cycle at the widest width; read bandwidth and load-to-use
+/// latency of L1, L2, L3 and DRAM; packing copies (contiguous and strided rows); the fork and join of a parallel
+/// loop; reads of lines another core wrote.
 std::vector<ProfileKey> profile_keys(Isa isa);
 
 /// The widths in bits profile_keys measures FMAs at for `isa` (32 is scalar).

@@ -82,7 +82,7 @@ void port_probe(std::ostream& c, const std::string& name, const Width& w, const 
 /// kPortOps AVX-512 `vpord`s whose second operand is a float from memory broadcast into every lane ({1to16}), into
 /// distinct registers: how fast the load unit broadcasts an instruction's memory operand, as it does for an FMA
 /// whose rows are one register wide (LLVM and GCC fold such a broadcast into the FMA). An integer op, so that the
-/// FMA ports' rate does not bound it: Zen 4 broadcasts 1.7-1.8 operands per cycle beside its one 512-bit FMA, but
+/// FMA ports' rate does not bound it: Zen 4 broadcasts 1.8-2.0 operands per cycle beside its one 512-bit FMA, but
 /// only one `vbroadcastss` into a register (a shuffle on an FP port), which kc_broadcasts measures.
 void broadcast_operand_probe(std::ostream& c, const std::string& name) {
   header(c, name);

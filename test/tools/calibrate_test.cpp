@@ -103,7 +103,8 @@ TEST_CASE("the default profile lives beside the default DP table, one of other h
                                std::to_string(kriek::TargetProfile::kFormatVersion) + "; it is ignored") &&
                           !Contains("\nprofile "));
   // Damaged: an error naming the file and line, also from the default place.
-  std::ofstream(file) << "kriek-profile " << kriek::TargetProfile::kFormatVersion << "\ntarget host\nisa avx2\ntarget-fingerprint 1\nclock-ghz many\n";
+  std::ofstream(file) << "kriek-profile " << kriek::TargetProfile::kFormatVersion
+                      << "\ntarget host\nisa avx2\ntarget-fingerprint 1\nclock-ghz many\n";
   check_one_line_error(kriek::testing::run_command(kriek + " synth 'matmul 4x4x4 f32' --no-table"),
                        file + ":5: measurement 'clock-ghz' must be a positive number");
 }
