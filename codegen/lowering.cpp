@@ -38,11 +38,6 @@ bool allocates(const ImplNode& n) {
   return false;
 }
 
-/// Iterations axis `a` takes in bodies of boundary pattern `mask`: 1 at the boundary, else the full tiles.
-std::int64_t full_trips(const Loop& l, std::uint32_t mask, std::size_t a) {
-  return (mask >> a) & 1u ? 1 : l.axes[a].full_trips();
-}
-
 class Walk {
  public:
   Walk(const Target& target, Emitter& e) : target_(target), isa_(vector_isa(target)), e_(e) {}
@@ -225,7 +220,7 @@ class Walk {
       s.trip[a] = l.axes[a].trips() - 1;
       return nest(s, a + 1);
     }
-    const std::int64_t full = full_trips(l, s.mask, a);
+    const std::int64_t full = l.axes[a].full_trips();  // the boundary was taken above
     if (full == 1) {
       s.trip[a] = 0;
       return nest(s, a + 1);

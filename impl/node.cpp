@@ -48,11 +48,13 @@ std::vector<bool> unrolled_axes(const Spec& spec, const Loop& loop) {
   return unrolled;
 }
 
+std::int64_t pattern_trips(const Loop& loop, std::uint32_t mask, std::size_t a) {
+  return (mask >> a) & 1u ? 1 : loop.axes[a].full_trips();
+}
+
 std::int64_t body_runs(const Loop& loop, std::uint32_t mask) {
   std::int64_t n = 1;
-  for (std::size_t a = 0; a < loop.axes.size(); ++a) {
-    n *= (mask >> a) & 1u ? 1 : loop.axes[a].full_trips();
-  }
+  for (std::size_t a = 0; a < loop.axes.size(); ++a) n *= pattern_trips(loop, mask, a);
   return n;
 }
 

@@ -171,8 +171,10 @@ Shape window_source_shape(const TensorSpec& t, const SlideWindow& window);
 std::size_t window_dim(const Loop& loop);
 /// The boundary patterns that occur for these axes, increasing (always contains 0).
 std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes);
-/// Iterations of `loop` that run the body of boundary pattern `mask`: one along each boundary axis, the full
-/// tiles along the others.
+/// Iterations axis `a` of `loop` takes in the body of boundary pattern `mask`: 1 at its boundary, else its full
+/// tiles.
+std::int64_t pattern_trips(const Loop& loop, std::uint32_t mask, std::size_t a);
+/// Iterations of `loop` that run the body of boundary pattern `mask`: pattern_trips' product over the axes.
 std::int64_t body_runs(const Loop& loop, std::uint32_t mask);
 /// The Specs of a move's children: body, then prologue if load, then epilogue if store.
 std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);

@@ -241,7 +241,7 @@ class Printer {
   }
 
   void taps(const ImplNode& n, const TapSplit& t, const Names& names, std::size_t indent, const Path& path) {
-    emit(indent, t.dim == 0 ? "taps[fh]" : "taps[fw]", n);
+    emit(indent, "taps[" + filter_dim_word(t.dim) + "]", n);
     Names inner;
     for (const std::string& name : names) inner.push_back(name + "k");
     const auto boxes = tap_boxes(n.spec, t);

@@ -8,6 +8,17 @@
 
 namespace kriek {
 
+std::string filter_dim_word(std::size_t dim) {
+  return dim == 0 ? "fh" : dim == 1 ? "fw" : "dim " + std::to_string(dim);
+}
+
+std::optional<std::uint8_t> filter_dim_of(std::string_view word) {
+  for (std::uint8_t d = 0; d < 2; ++d) {
+    if (word == filter_dim_word(d)) return d;
+  }
+  return std::nullopt;
+}
+
 std::vector<TapRange> tap_ranges(const ConvGeometry& g, std::size_t s) {
   const std::int64_t stride = g.stride[s], pad = g.pad[s], image = g.image(s);
   std::vector<TapRange> ranges;

@@ -4,12 +4,20 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "impl/node.h"
 #include "spec/conv_geometry.h"
 
 namespace kriek {
+
+/// The word of a conv's filter dimension `dim` (0 rows, 1 columns) in printed Impls, action text and the REPL:
+/// "fh", "fw" ("dim N" for another); and back (nullopt for a word that names neither).
+std::string filter_dim_word(std::size_t dim);
+std::optional<std::uint8_t> filter_dim_of(std::string_view word);
 
 /// One tap of a TapSplit along a spatial dimension: its filter index `tap`, the outputs [out_first, out_first +
 /// outputs) whose window reads image row (or column) output * stride + tap - pad inside the image, and the image

@@ -3,6 +3,7 @@
 // `to_accum`, `bufferize 1 L1 row`, `flatten`, `select bcast_fma`.
 #include <sstream>
 
+#include "impl/taps.h"
 #include "sched/bufferize.h"
 #include "sched/flatten.h"
 #include "sched/move_to.h"
@@ -58,7 +59,7 @@ std::string text(const Action& action, const Spec* spec) {
                         [&](const PadImage& a) {
                           out << "pad_image " << level_name(a.level) << ' ' << layout_text(a.layout);
                         },
-                        [&](const SplitTaps& a) { out << "split_taps " << (a.dim == 0 ? "fh" : "fw"); },
+                        [&](const SplitTaps& a) { out << "split_taps " << filter_dim_word(a.dim); },
                         [&](const Select& a) { out << "select " << kernel_name(a.kernel); },
                         [&](const Flatten&) { out << "flatten"; }},
              action);
@@ -141,9 +142,9 @@ std::string split_axis_word(std::uint8_t axis) {
     case sched_detail::ReductionAxis::main:
       return "";
     case sched_detail::ReductionAxis::filter_rows:
-      return "fh";
+      return filter_dim_word(0);
     case sched_detail::ReductionAxis::filter_columns:
-      return "fw";
+      return filter_dim_word(1);
   }
   return "axis" + std::to_string(int(axis));
 }

@@ -12,8 +12,8 @@ using namespace sched_detail;
 std::optional<NotApplicable> split_taps_fails(const SplitTaps& a, const Spec& spec, const Target&) {
   const auto* conv = std::get_if<Conv>(&spec.op);
   if (conv == nullptr || !conv->accumulate) {
-    return not_applicable("split_taps", 1, "split_taps needs a conv that accumulates (to_accum first), not ",
-                          op_word(spec.op));
+    return not_applicable("split_taps", 1, "split_taps needs a conv that accumulates (to_accum first); this ",
+                          conv == nullptr ? "is a " + std::string(op_word(spec.op)) : std::string("conv does not"));
   }
   if (a.dim > 1) return not_applicable("split_taps", 2, "taps are split along fh or fw, not dimension ", int(a.dim));
   if (conv->pad[a.dim] == 0) {

@@ -10,6 +10,7 @@
 #include "codegen/emit_c.h"
 #include "impl/interpreter.h"
 #include "impl/printer.h"
+#include "impl/taps.h"
 #include "spec/error.h"
 #include "spec/reference_check.h"
 #include "spec/text.h"
@@ -93,7 +94,7 @@ std::vector<std::string> complete_pad_image(const ReplSession&, std::size_t i) {
   return i == 0 ? level_words() : i == 1 ? layout_words() : std::vector<std::string>{};
 }
 std::vector<std::string> complete_split_taps(const ReplSession&, std::size_t i) {
-  return i == 0 ? std::vector<std::string>{"fh", "fw"} : std::vector<std::string>{};
+  return i == 0 ? std::vector<std::string>{filter_dim_word(0), filter_dim_word(1)} : std::vector<std::string>{};
 }
 std::vector<std::string> complete_select(const ReplSession&, std::size_t) {
   std::vector<std::string> out;
@@ -181,10 +182,9 @@ void run_pad_image(ReplSession& s, const Words& words, const std::string& line, 
 }
 
 void run_split_taps(ReplSession& s, const Words& words, const std::string& line, std::ostream& out) {
-  if (words[1] != "fh" && words[1] != "fw") {
-    user_error("split_taps cuts fh (a conv's filter rows) or fw (its columns), got '", words[1], "'");
-  }
-  s.push(s.current().apply(SplitTaps{static_cast<std::uint8_t>(words[1] == "fh" ? 0 : 1)}), line, out);
+  const std::optional<std::uint8_t> dim = filter_dim_of(words[1]);
+  if (!dim) user_error("split_taps cuts fh (a conv's filter rows) or fw (its columns), got '", words[1], "'");
+  s.push(s.current().apply(SplitTaps{*dim}), line, out);
 }
 
 void run_to_matmul(ReplSession& s, const Words&, const std::string& line, std::ostream& out) {

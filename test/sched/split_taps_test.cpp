@@ -88,11 +88,26 @@ TEST_CASE("tap ranges: each tap's outputs are those whose window reads the image
   }
 }
 
+TEST_CASE("filter dimensions have one word each, shared with split's axes", "[sched][split_taps]") {
+  CHECK(filter_dim_word(0) == "fh");
+  CHECK(filter_dim_word(1) == "fw");
+  CHECK(filter_dim_word(2) == "dim 2");
+  for (std::uint8_t d = 0; d < 2; ++d) CHECK(filter_dim_of(filter_dim_word(d)) == d);
+  CHECK(filter_dim_of("fz") == std::nullopt);
+  CHECK(filter_dim_of("dim 2") == std::nullopt);
+  // Split's filter axes (1 rows, 2 columns) and action text say the same words.
+  CHECK(split_axis_word(1) == filter_dim_word(0));
+  CHECK(split_axis_word(2) == filter_dim_word(1));
+  CHECK(action_text(SplitTaps{1}) == "split_taps fw");
+}
+
 TEST_CASE("split_taps (1): a conv that accumulates", "[sched][split_taps]") {
   CHECK_THAT(reason(SplitTaps{0}, matmul({4, 4}, {4, 4}, true)), Contains("split_taps (1)"));
+  CHECK_THAT(reason(SplitTaps{0}, matmul({4, 4}, {4, 4}, true)), Contains("; this is a matmul"));
   Spec s = padded_acc({1, 5, 5, 2}, {3, 3, 2, 4}, {1, 1}, {1, 1});
   std::get<Conv>(s.op).accumulate = false;
   CHECK_THAT(reason(SplitTaps{0}, s), Contains("split_taps (1): split_taps needs a conv that accumulates"));
+  CHECK_THAT(reason(SplitTaps{0}, s), Contains("; this conv does not"));
 }
 
 TEST_CASE("split_taps (2): rows or columns, padded along it", "[sched][split_taps]") {
