@@ -133,8 +133,16 @@ inline constexpr std::int64_t kMinMemorySplit = 16;
 /// 32: pipelines cut and their inputs moved by compose_cuts' rules (enumerate_moves.cpp). 33: one slab per core
 /// rounded up (add_core_slab), since a parallel loop's boundary trip runs on its team. 34: a padded conv
 /// accumulates in L1 too, its taps split by split_taps (no products with the padding). 35: a padded conv's
-/// epilogue may be cut off in L1 on any tile (compose_cuts).
-inline constexpr int kEnumerateVersion = 35;
+/// epilogue may be cut off in L1 on any tile (compose_cuts). 36: an operand moves into L2 past kL2StagingMin bytes,
+/// not from half the target's L1.
+inline constexpr int kEnumerateVersion = 36;
+
+/// An operand moves into L2 (an alias or a copy there) only past this size: L2 holds what L1 cannot, and 16 KiB is half
+/// the smallest L1 of the hosts met (32 KiB). A size of its own, not half the target's L1: a rule that offered fewer
+/// actions on a larger cache made a larger machine's optimum dearer than a smaller one's (conv[acc] 10x3x4
+/// 3x3x4x6, whose filters a 2 KiB L1 staged in L2 and packed per filter row, 0.93x the cost of packing them from
+/// memory on a 48 KiB one; synth_property_test, seed 6).
+inline constexpr std::int64_t kL2StagingMin = 16 * 1024;
 
 /// The largest 3*2^i size the grid offers for every extent; larger ones only where they divide the extent.
 inline constexpr std::int64_t kRegisterScaleThrees = 6;

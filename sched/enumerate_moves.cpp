@@ -5,6 +5,7 @@
 #include "impl/kernel.h"
 #include "impl/tiling.h"
 #include "sched/bufferize.h"
+#include "sched/enumerate.h"
 #include "sched/enumerate_detail.h"
 #include "sched/move_to.h"
 
@@ -126,7 +127,6 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
       if (!seen) distinct.push_back(l);
     }
     const auto op = static_cast<std::uint8_t>(i);
-    const std::int64_t l1_bytes = target.has_level(Level::L1) ? target.level(Level::L1).capacity : 0;
     for (const LevelInfo& info : target.levels) {
       const Level l = info.level;
       // A transposing copy may stay within the level (from an alias of the operand in L1 to its columns in L1).
@@ -139,7 +139,7 @@ void moves(const Spec& spec, const ConvPath& cp, const Target& target, std::vect
       // A copy of one element goes through a scalar register: loops of those the compilers vectorize (a transposing
       // copy of 1600x3 floats: 0.15 us), loops of one-lane masked vector moves they cannot.
       if (l == Level::VRF && t.elements() == 1 && std::holds_alternative<Move>(spec.op)) continue;
-      if (l == Level::L2 && t.bytes() * 2 <= l1_bytes) continue;
+      if (l == Level::L2 && t.bytes() <= kL2StagingMin) continue;
       // An output is tiled into L1 or registers where it is computed; a copy in L2 only adds its write-back.
       if (is_output && l == Level::L2) continue;
       if (is_output && !conv_output_may_move(spec, cp, l)) continue;
