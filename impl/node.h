@@ -176,6 +176,9 @@ std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes);
 std::int64_t pattern_trips(const Loop& loop, std::uint32_t mask, std::size_t a);
 /// Iterations of `loop` that run the body of boundary pattern `mask`: pattern_trips' product over the axes.
 std::int64_t body_runs(const Loop& loop, std::uint32_t mask);
+/// `buffer` (a move's, pipeline's or pad's) as the child that reads it sees it: shared (TensorSpec::shared) when
+/// `spec` may still run as a parallel loop and the buffer is in memory, since a thread team then fills it.
+TensorSpec as_read(TensorSpec buffer, const Spec& spec);
 /// The Specs of a move's children: body, then prologue if load, then epilogue if store.
 std::vector<Spec> move_child_specs(const Spec& spec, const MoveOp& move);
 /// The Spec of a pipeline's head and tail.
