@@ -33,6 +33,8 @@ std::uint64_t load_word(const unsigned char* p) {
   }
 }
 
+}  // namespace
+
 std::uint64_t fmix64(std::uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
@@ -41,8 +43,6 @@ std::uint64_t fmix64(std::uint64_t x) {
   x ^= x >> 33;
   return x;
 }
-
-}  // namespace
 
 std::uint64_t stable_hash(const void* data, std::size_t size, std::uint64_t seed) {
   const auto* p = static_cast<const unsigned char*>(data);

@@ -13,6 +13,10 @@
 
 namespace kriek {
 
+/// MurmurHash3's 64-bit finalizer: every input bit moves every output bit (stable_hash's last step; the memo's map
+/// mixes boost's Spec hash with it, synth/spec_map.h).
+std::uint64_t fmix64(std::uint64_t x);
+
 /// Hash of `size` bytes: 8-byte little-endian words mixed by multiply-rotate, finished with MurmurHash3's fmix64.
 /// About one byte per cycle; used for Spec keys and for every checksum in the table.
 std::uint64_t stable_hash(const void* data, std::size_t size, std::uint64_t seed = 0);

@@ -10,13 +10,13 @@
 #include <span>
 #include <vector>
 
-#include <oneapi/tbb/concurrent_unordered_map.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
 #include "cache/packed_frontier.h"
 #include "synth/bound.h"
+#include "synth/spec_map.h"
 #include "synth/spill_file.h"
 #include "synth/synthesizer.h"
 
@@ -99,7 +99,7 @@ struct Synthesizer::Job {
 };
 
 struct Synthesizer::Memo {
-  tbb::concurrent_unordered_map<Spec, std::unique_ptr<Slot>, SpecHash> map;
+  SpecMap<Slot> map;
   /// Under a memory budget: the spilled frontiers, the lock of the sweep that spills them, and the entries done
   /// since the last sweep (each sweep spills only those, so sweeping costs O(Specs solved) in all).
   std::unique_ptr<SpillFile> spill;

@@ -30,9 +30,6 @@ Synthesizer::Synthesizer(Target target, CostModel model, SynthOptions options)
       memo_(std::make_unique<Memo>()) {
   const int n = options_.threads > 0 ? options_.threads : static_cast<int>(std::thread::hardware_concurrency());
   memo_->arena = std::make_unique<tbb::task_arena>(std::max(1, n));
-  // TBB's default of 4 Specs per bucket made every lookup walk a chain of nodes (a cache miss each); the map
-  // was 9% of a search's time.
-  memo_->map.max_load_factor(1.0f);
 }
 
 Synthesizer::~Synthesizer() = default;
@@ -43,9 +40,8 @@ std::pair<const Spec*, Synthesizer::Slot*> Synthesizer::entry(const Spec& asked)
   std::optional<Spec> canonical;
   if (options_.canonical) canonical = canonicalized(asked);
   const Spec& spec = canonical ? *canonical : asked;
-  auto it = memo_->map.find(spec);
-  if (it == memo_->map.end()) it = memo_->map.emplace(spec, std::make_unique<Slot>()).first;
-  return {&it->first, it->second.get()};
+  auto* node = memo_->map.find_or_insert(spec);
+  return {&node->key, &node->value};
 }
 
 Frontier Synthesizer::solve(const Spec& spec) { return frontier_of(solve_slot(spec))->unpack(); }
@@ -252,9 +248,10 @@ void Synthesizer::complete(Slot& s, PackedFrontier frontier) {
 }
 
 const Synthesizer::Slot* Synthesizer::find_slot(const Spec& spec) const {
-  auto it = !options_.canonical || is_canonical(spec) ? memo_->map.find(spec) : memo_->map.find(canonical_spec(spec));
-  if (it == memo_->map.end() || !it->second->ready.load(std::memory_order_acquire)) return nullptr;
-  return it->second.get();
+  const auto* node =
+      !options_.canonical || is_canonical(spec) ? memo_->map.find(spec) : memo_->map.find(canonical_spec(spec));
+  if (!node || !node->value.ready.load(std::memory_order_acquire)) return nullptr;
+  return &node->value;
 }
 
 std::optional<Frontier> Synthesizer::find(const Spec& spec) const {
@@ -313,16 +310,18 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
 }
 
 void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
-  for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, frontier_of(*s)->unpack());
-  }
+  memo_->map.for_each([&](const auto& node) {
+    const Slot& s = node.value;
+    if (s.ready.load(std::memory_order_acquire) && !s.loaded) f(node.key, frontier_of(s)->unpack());
+  });
 }
 
 void Synthesizer::for_each_encoded(
     const std::function<void(const Spec&, const std::shared_ptr<const PackedFrontier>&)>& f) const {
-  for (const auto& [spec, s] : memo_->map) {
-    if (s->ready.load(std::memory_order_acquire) && !s->loaded) f(spec, frontier_of(*s));
-  }
+  memo_->map.for_each([&](const auto& node) {
+    const Slot& s = node.value;
+    if (s.ready.load(std::memory_order_acquire) && !s.loaded) f(node.key, frontier_of(s));
+  });
 }
 
 std::optional<ImplPtr> Synthesizer::best(const Spec& spec, const MemoryUse& limits) {
