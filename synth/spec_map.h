@@ -28,7 +28,7 @@ class SpecMap {
  public:
   struct Node {
     Node(const Spec& k, std::uint64_t h) : key(k), hash(h) {}
-    const Spec key;
+    const Spec key;  ///< first: a node starts a line (its value's alignment), and the key's 64 bytes fill it
     const std::uint64_t hash;
     /// On lines of its own: the value changes while a search runs (a memo entry's lock, state and waiters), the
     /// key never, and other threads keep reading the key.
@@ -87,7 +87,7 @@ class SpecMap {
       if (w == 0) return nullptr;
       if (w >> kAddressBits != h >> kAddressBits) continue;
       Node* n = reinterpret_cast<Node*>(w & kAddressMask);
-      if (n->hash == h && n->key == spec) return n;
+      if (n->key == spec) return n;  // the key's one line (its hash is on the next: the tag sifts enough)
     }
   }
 
