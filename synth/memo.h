@@ -25,32 +25,35 @@ namespace kriek {
 /// A memo entry: idle until some task asks for it, then started (its Job is folding or waiting for children),
 /// then done (the frontier is final and readable without the mutex).
 struct Synthesizer::Slot {
-  std::mutex mutex;
-  enum class State : std::uint8_t { idle, started, done } state = State::idle;
+  // First, on the entry's first line (SpecMap puts a value at the start of a line): what the parents of a done
+  // entry read, each time they ask for it (ready), bound an action (the summary) and fold (resident). Nothing on it
+  // changes once the entry is done, while the lock and the waiters below do until then.
+  /// Set with the frontier, kept when it is spilled (what a parent's bounds read): the elementwise least peak of
+  /// its entries (a bound on every entry's peak), its cheapest cost, and its entry count.
+  MemoryUse least_peak;
+  Cost cheapest = 0;
+  /// The frontier without its reference count (`packed`'s), for folds when no memory budget can spill it (then it
+  /// lives as long as the memo): a reference taken and dropped per child and fold bounced the count's cache line,
+  /// and the atomic shared_ptr's lock, between the cores.
+  const PackedFrontier* resident = nullptr;
+  std::uint32_t entries = 0;
   std::atomic<bool> ready{false};
   /// Read from the table (or preloaded), not solved here: for_each skips it, so a save writes only new Specs, and
   /// a decision of it that does not rebuild is the table's fault (a UserError), not a bug.
   bool loaded = false;
+  enum class State : std::uint8_t { idle, started, done } state = State::idle;
+  std::mutex mutex;
   /// Jobs that wait for this entry, one element per request (a Job asking twice is told twice).
   std::vector<Job*> waiters;
   /// Once done: the frontier, packed (the points folds read, the decisions as the table encodes them), or null
   /// when a memory budget spilled it (then at spill_at, spill_bytes of the spill file; frontier_of reads it back).
   std::atomic<std::shared_ptr<const PackedFrontier>> packed;
-  /// The same frontier without its reference count, for folds when no memory budget can spill it (then it lives
-  /// as long as the memo): a reference taken and dropped per child and fold bounced the count's cache line, and the
-  /// atomic shared_ptr's lock, between the cores.
-  const PackedFrontier* resident = nullptr;
   std::uint64_t spill_at = 0;
   std::uint64_t spill_bytes = 0;
-  /// Set with the frontier, kept when it is spilled (what a parent's bounds read): its entry count, its cheapest
-  /// cost, and the elementwise least peak of its entries (a bound on every entry's peak).
-  std::size_t entries = 0;
-  Cost cheapest = 0;
-  MemoryUse least_peak;
 
   /// Sets the frontier and what is kept of it when spilled (before the entry is made done).
   void set(PackedFrontier frontier) {
-    entries = frontier.size();
+    entries = static_cast<std::uint32_t>(frontier.size());
     cheapest = frontier.empty() ? 0 : frontier.points().front().cost;
     least_peak = kriek::least_peak(frontier.points());
     auto p = std::make_shared<const PackedFrontier>(std::move(frontier));

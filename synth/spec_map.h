@@ -27,7 +27,7 @@ template <class V>
 class SpecMap {
  public:
   struct Node {
-    Node(const Spec& k, std::uint64_t h) : key(k), hash(h) {}
+    Node(const Spec& k, std::uint64_t h) : key(k), hash(h), value() {}
     const Spec key;  ///< first: a node starts a line (its value's alignment), and the key's 64 bytes fill it
     const std::uint64_t hash;
     /// On lines of its own: the value changes while a search runs (a memo entry's lock, state and waiters), the
