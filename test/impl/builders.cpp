@@ -78,4 +78,17 @@ void check_golden(const std::string& name, const std::string& text) {
   kriek::testing::check_golden("impl", name, text);
 }
 
+const CostModel& avx512_model() {
+  static const CostModel m = CostModel::for_target(avx512());
+  return m;
+}
+
+Cost kernel_cost(KernelKind k, const Spec& s, const CostModel& m) { return evaluate(kernel(k)(s), avx512(), m).cost; }
+
+TensorSpec strided(Shape s, Level l) {
+  TensorSpec t = ts(std::move(s), l);
+  t.contiguous = false;
+  return t;
+}
+
 }  // namespace kriek::test

@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 
+#include "impl/cost.h"
+#include "impl/kernel.h"
 #include "impl/node.h"
 #include "spec/target.h"
 #include "support/tensors.h"
@@ -34,6 +36,13 @@ ImplPtr move_of(const Spec& s, std::uint8_t op, TensorSpec dest, const Build& bo
                 const Build& store = nullptr);
 /// A kernel leaf on the avx512 target.
 Build kernel(KernelKind k);
+
+/// The default cost model of avx512() (the cost tests' constants).
+const CostModel& avx512_model();
+/// The cost of one call of kernel `k` on `s`, as evaluate prices the leaf.
+Cost kernel_cost(KernelKind k, const Spec& s, const CostModel& m = avx512_model());
+/// ts() with its elements not one contiguous run (a tile of a larger tensor).
+TensorSpec strided(Shape s, Level l = Level::GL);
 
 /// Runs `impl` in the interpreter and reference() on the same random inputs (seeded) and requires equal outputs.
 void check_interpreted(const ImplPtr& impl, unsigned seed = 1);

@@ -11,9 +11,24 @@
 #include <sstream>
 
 #include "impl/interpreter.h"
+#include "sched/enumerate.h"
 #include "spec/reference.h"
 
 namespace kriek::sched_test {
+
+std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
+  std::vector<Spec> children;
+  for (const Action& a : enumerate_actions(spec, target)) {
+    ApplyResult r = apply(a, spec, target);
+    if (const auto* na = std::get_if<NotApplicable>(&r)) {
+      FAIL_CHECK("enumerated `" << action_text(a, spec) << "` on " << text(spec) << " fails: " << na->reason);
+      continue;
+    }
+    for (const auto* h : holes(std::get<ImplPtr>(r))) children.push_back(h->spec);
+  }
+  return children;
+}
+
 
 const Target& scalar_target() {
   static const Target t = named_target("scalar");

@@ -52,6 +52,9 @@ inline bool contains(const std::vector<Action>& actions, const Action& a) {
 /// True when `impl`, interpreted on random operands from a seed drawn from `rng`, computes the reference
 /// (test/support/interpret_check.h); the seed and the error are reported when not.
 bool interprets_reference(const ImplPtr& impl, std::mt19937_64& rng);
+
+/// Requires that every enumerated action of `spec` applies; returns the Specs of the holes they make.
+std::vector<Spec> check_all_apply(const Spec& spec, const Target& target);
 using kriek::testing::test_seed;
 
 inline constexpr int kRandomKinds = 8;
