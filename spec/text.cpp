@@ -271,7 +271,7 @@ Spec parse_spec(std::string_view text, const Target& target) {
   };
   auto shape_at = [&](std::size_t t) {
     auto s = parse_shape(p.at(t));
-    if (!s) p.fail("bad shape (1 to 8 extents of at least 1 joined by x, e.g. 128x64)", t);
+    if (!s) p.fail("bad shape (1 to 8 extents from 1 to 2147483647 joined by x, e.g. 128x64)", t);
     return *s;
   };
   if (i < p.size() && p.at(i) == "(") {

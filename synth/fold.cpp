@@ -120,7 +120,9 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
     suffix[i].cost = suffix[i + 1].cost + nc.weights[i] * child[i].front().cost;
     suffix[i].peak = suffix[i + 1].peak.max(least[i]);
   }
-  f.steps.assign(child.size() + 1, {});
+  f.used = child.size() + 1;
+  if (f.steps.size() < f.used) f.steps.resize(f.used);
+  for (std::size_t i = 0; i < f.used; ++i) f.steps[i].clear();  // keeps their buffers
   f.steps[0].push_back(Partial{});
   thread_local Step step;
   for (std::size_t i = 0; i < child.size(); ++i) {
@@ -134,15 +136,15 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
       });
     }
     if (next.empty()) {
-      f.steps.back().clear();
+      f.steps[f.used - 1].clear();
       return;
     }
   }
 }
 
 void add_candidates(std::uint32_t rank, const Folded& f, CandidateFloor& floor) {
-  if (f.steps.empty()) return;
-  const std::vector<Partial>& last = f.steps.back();
+  if (!f.folded()) return;
+  const std::vector<Partial>& last = f.last();
   for (std::size_t p = 0; p < last.size(); ++p) {
     floor.add(CandidateFloor::Point{f.nc.base + last[p].cost, f.nc.own.plus(last[p].peak), rank,
                                     static_cast<std::uint32_t>(p)});
@@ -155,8 +157,8 @@ void select_frontier(const std::vector<Action>& actions, const std::vector<Folde
   out.entries.reserve(candidates.points().size());
   for (const CandidateFloor::Point& c : candidates.points()) {
     const Folded& f = folded[c.rank];
-    std::vector<std::uint32_t> choice(f.steps.size() - 1);
-    const Partial* at = &f.steps.back()[c.partial];
+    std::vector<std::uint32_t> choice(f.used - 1);
+    const Partial* at = &f.last()[c.partial];
     for (std::size_t i = choice.size(); i-- > 0;) {
       choice[i] = at->entry;
       at = &f.steps[i][at->prev];

@@ -162,7 +162,11 @@ void Synthesizer::finish(Job* j) {
     return;
   }
   std::unique_ptr<Job> job(j);
-  std::vector<Folded> folded(job->actions.size());
+  // One set per thread, reused Spec after Spec while its buffers are warm in this core's caches (a finish below
+  // that begins another Spec's finish does so once it is done with these).
+  thread_local std::vector<Folded> folded;
+  if (folded.size() < job->actions.size()) folded.resize(job->actions.size());
+  for (std::size_t a = 0; a < job->actions.size(); ++a) folded[a].used = 0;
   std::vector<std::span<const FrontierPoint>> child;
   std::vector<MemoryUse> least;
   // Actions in the order of their bounds (cheapest first), each folded unless the candidates folded before it
@@ -355,8 +359,8 @@ std::vector<ActionOption> Synthesizer::action_options(const Spec& spec, const Me
       least.push_back(solved.least_peak);
     }
     fold(child, least, bound, classes_of(spec), nullptr, f);
-    if (f.steps.back().empty()) continue;
-    const Partial& cheapest = f.steps.back().front();  // prune() orders the kept partials by cost first
+    if (f.last().empty()) continue;
+    const Partial& cheapest = f.last().front();  // prune() orders the kept partials by cost first
     option.cost = f.nc.base + cheapest.cost;
     option.peak = f.nc.own.plus(cheapest.peak);
   }
