@@ -128,7 +128,7 @@ class Walk {
     const ImplNode* n;
     const Loop* l;
     const std::vector<CView>* ops;
-    std::vector<bool> unroll;
+    AxisFlags unroll;
     std::optional<CView> window;
     std::optional<WindowPlan> plan;
     std::int64_t first_trip = 0;  ///< the first trip of the emitted loop over the window's axis

@@ -45,7 +45,7 @@ std::int64_t unrolled_code_bytes(const Spec& body, const Target& target) {
 /// What one run of `loop` pays for code beyond the instruction cache: the loop unrolled over register-held
 /// operands (`unrolled`: unrolled_axes) repeats its body's straight-line code once per unrolled iteration, and the
 /// part beyond CostModel::code_cache_bytes comes from L2, a line at a time, on every run.
-Cost code_fetch_cost(const Loop& loop, const std::vector<bool>& unrolled, const Spec& body, const Target& target,
+Cost code_fetch_cost(const Loop& loop, const AxisFlags& unrolled, const Spec& body, const Target& target,
                      const CostModel& m) {
   std::int64_t copies = 1;
   for (std::size_t a = 0; a < loop.axes.size(); ++a) {
@@ -94,7 +94,7 @@ NodeCost loop_cost(const Spec& spec, std::span<const Spec> children, const Loop&
   // A parallel loop's team trips, boundary trips included, are cut into one range per core: it takes as long as
   // its first range, the longest (team_share_runs). 257 rows in two tiles of 129 (the second 128) run on both
   // cores at once, where a boundary after the full tiles ran on one core alone.
-  const std::vector<bool> unrolled = unrolled_axes(spec, loop);
+  const AxisFlags unrolled = unrolled_axes(spec, loop);
   const TeamAxes team = team_axes(loop, unrolled);
   const Cost ways = team.empty() ? 1 : std::min<Cost>(m.cores, static_cast<Cost>(team_trips(loop, team)));
   for (std::uint32_t mask : loop.body_masks) {

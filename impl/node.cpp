@@ -38,8 +38,8 @@ Op stages_op(const Compose& c, std::size_t begin, std::size_t end) {
 
 }  // namespace
 
-std::vector<bool> unrolled_axes(const Spec& spec, const Loop& loop) {
-  std::vector<bool> unrolled(loop.axes.size(), false);
+AxisFlags unrolled_axes(const Spec& spec, const Loop& loop) {
+  AxisFlags unrolled(loop.axes.size(), false);
   for (std::size_t i = 0; i < loop.operands.size() && i < spec.operands.size(); ++i) {
     if (!is_register_level(spec.operands[i].level)) continue;
     for (const DimMap& d : loop.operands[i]) {
@@ -59,12 +59,12 @@ std::int64_t body_runs(const Loop& loop, std::uint32_t mask) {
   return n;
 }
 
-std::vector<std::uint32_t> loop_body_masks(const LoopAxes& axes) {
+BodyMasks loop_body_masks(const LoopAxes& axes) {
   std::uint32_t partial = 0;
   for (std::size_t a = 0; a < axes.size(); ++a) {
     if (axes[a].remainder() != 0) partial |= 1u << a;
   }
-  std::vector<std::uint32_t> masks;
+  BodyMasks masks;
   for (std::uint32_t m = 0; m <= partial; ++m) {
     if ((m & ~partial) == 0) masks.push_back(m);
   }

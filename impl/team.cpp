@@ -5,7 +5,7 @@
 
 namespace kriek {
 
-TeamAxes team_axes(const Loop& loop, const std::vector<bool>& unrolled) {
+TeamAxes team_axes(const Loop& loop, const AxisFlags& unrolled) {
   TeamAxes team;
   if (!loop.parallel) return team;
   for (std::size_t a = 0; a < loop.axes.size(); ++a) {

@@ -19,7 +19,7 @@ using TeamAxes = boost::container::static_vector<std::size_t, kMaxViewRank>;
 /// included (each team trip picks its body by whether it is an axis's last): those of more than one trip,
 /// outermost first, up to the first `unrolled` one. Empty for a serial loop, or where the first axis of several
 /// trips is unrolled (the loop then runs serially).
-TeamAxes team_axes(const Loop& loop, const std::vector<bool>& unrolled);
+TeamAxes team_axes(const Loop& loop, const AxisFlags& unrolled);
 /// The trips of the collapsed loop over `team` (1 for none).
 std::int64_t team_trips(const Loop& loop, const TeamAxes& team);
 /// The runs of the body of boundary pattern `mask` in the first of `ways` ranges of `loop`'s `team` trips, cut as

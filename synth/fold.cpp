@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <boost/container/small_vector.hpp>
+
 namespace kriek {
 namespace {
 
@@ -115,7 +117,7 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
   const NodeCost& nc = f.nc;
   // What the children after child i add at least: suffix[i] over children i.., as a bound with cost and peak
   // (only pruning reads it).
-  std::vector<ActionBound> suffix(floor ? child.size() + 1 : 0);
+  boost::container::small_vector<ActionBound, 4> suffix(floor ? child.size() + 1 : 0);
   for (std::size_t i = floor ? child.size() : 0; i-- > 0;) {
     suffix[i].cost = suffix[i + 1].cost + nc.weights[i] * child[i].front().cost;
     suffix[i].peak = suffix[i + 1].peak.max(least[i]);

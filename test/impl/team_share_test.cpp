@@ -97,7 +97,7 @@ TEST_CASE("team share: the first range's runs of every body, as a walk of the tr
       axes.emplace_back(extent, draw(1, extent));
     }
     const Loop l = parallel_loop(axes);
-    std::vector<bool> unrolled(axes.size(), false);
+    AxisFlags unrolled(axes.size(), false);
     unrolled[static_cast<std::size_t>(draw(0, rank - 1))] = draw(0, 2) == 0;
     const TeamAxes team = team_axes(l, unrolled);
     const std::int64_t ways = draw(1, 5);
