@@ -291,7 +291,7 @@ void loop_tile(const Loop& loop, std::size_t i, const std::vector<Index>& trip, 
 
 /// The axes of `loop` (over operands of `spec`) that step through a register-held operand (VRF or RF): the code
 /// generator unrolls them, since registers are named by constants, and the cost model charges them no iterations.
-/// Per axis of a loop, whether it is unrolled (unrolled_axes), held inline.
+/// A flag per loop axis (unrolled_axes) or per dimension, held inline.
 using AxisFlags = boost::container::static_vector<bool, kMaxViewRank>;
 AxisFlags unrolled_axes(const Spec& spec, const Loop& loop);
 

@@ -78,8 +78,8 @@ PerOperand<OperandMap> input_maps(const PrimitiveOp& op, std::span<const Shape> 
 /// The output map of a loop whose axes are the output dimensions where `tile` is below the extent, in order.
 /// The output dimensions of an unpadded conv whose image has rows (or columns) past the last window, which no
 /// output reads (a stride that does not divide what the last window leaves).
-std::vector<bool> unread_dims(const Spec& spec) {
-  std::vector<bool> unread(spec.output().rank(), false);
+AxisFlags unread_dims(const Spec& spec) {
+  AxisFlags unread(spec.output().rank(), false);
   const auto* conv = std::get_if<Conv>(&spec.op);
   if (conv == nullptr || conv->padded()) return unread;
   const ConvGeometry g = conv_geometry(*conv, spec.input(0).shape, spec.input(1).shape);
@@ -88,13 +88,13 @@ std::vector<bool> unread_dims(const Spec& spec) {
 }
 
 bool whole_tile_shrinks(const Spec& spec) {
-  const std::vector<bool> unread = unread_dims(spec);
+  const AxisFlags unread = unread_dims(spec);
   return std::find(unread.begin(), unread.end(), true) != unread.end();
 }
 
 /// The output's map and the loop's axes: one per tiled dimension, and one of a single step per dimension of
 /// `single` (a tile of the whole output, tile_out's precondition 3: its image window leaves the unread rows out).
-OperandMap output_axes(const Shape& output, const Shape& tile, const std::vector<bool>& single, LoopAxes& axes) {
+OperandMap output_axes(const Shape& output, const Shape& tile, const AxisFlags& single, LoopAxes& axes) {
   OperandMap m(output.size(), kWhole);
   for (std::size_t d = 0; d < output.size(); ++d) {
     if (tile[d] >= output[d] && !single[d]) continue;
@@ -110,7 +110,7 @@ Loop tile_loop(const TileOut& action, const Spec& spec) {
   loop.kind = LoopKind::tile;
   loop.parallel = action.parallel;
   const Shape& output = spec.output().shape;
-  const std::vector<bool> single = action.tile == output ? unread_dims(spec) : std::vector<bool>(output.size());
+  const AxisFlags single = action.tile == output ? unread_dims(spec) : AxisFlags(output.size(), false);
   const OperandMap out = output_axes(output, action.tile, single, loop.axes);
   loop.operands = output_tile_maps(spec, out);
   return loop;
