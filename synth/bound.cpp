@@ -21,9 +21,10 @@ void sort_bounds(std::vector<ActionBound>& bounds) {
 
 MemoryUse least_peak(std::span<const FrontierPoint> frontier) {
   if (frontier.empty()) return {};
-  MemoryUse least = frontier.front().peak;
+  MemoryUse least = frontier.front().peak();
   for (const FrontierPoint& e : frontier) {
-    for (std::size_t l = 0; l < least.bytes.size(); ++l) least.bytes[l] = std::min(least.bytes[l], e.peak.bytes[l]);
+    const MemoryUse peak = e.peak();
+    for (std::size_t l = 0; l < least.bytes.size(); ++l) least.bytes[l] = std::min(least.bytes[l], peak.bytes[l]);
   }
   return least;
 }

@@ -49,10 +49,13 @@ class Step {
              const MemoryUse& own, const MemoryUse& capacity, std::uint64_t cap) {
     child_keys_.clear();
     fitting_.clear();
+    fitting_peaks_.clear();
     for (std::size_t j = 0; j < child.size(); ++j) {
-      if (!own.plus(child[j].peak).fits(capacity)) continue;
-      child_keys_.push_back(class_key(own.plus(child[j].peak), cap));
+      const MemoryUse peak = child[j].peak();
+      if (!own.plus(peak).fits(capacity)) continue;
+      child_keys_.push_back(class_key(own.plus(peak), cap));
       fitting_.push_back(static_cast<std::uint32_t>(j));
+      fitting_peaks_.push_back(peak);
     }
     best_.clear();
     keys_.clear();
@@ -73,7 +76,7 @@ class Step {
         const std::size_t at = slot_of(key);
         const bool seen = table_[at].first == key;
         if (seen && cost > best_[table_[at].second].cost) continue;
-        const Partial q{cost, partial[p].peak.max(e.peak), static_cast<std::uint32_t>(p), fitting_[f]};
+        const Partial q{cost, partial[p].peak.max(fitting_peaks_[f]), static_cast<std::uint32_t>(p), fitting_[f]};
         if (seen) {
           Partial& best = best_[table_[at].second];
           if (before(q, best)) best = q;
@@ -102,6 +105,7 @@ class Step {
 
   std::vector<std::uint64_t> child_keys_;  ///< coarse keys of the fitting entries
   std::vector<std::uint32_t> fitting_;     ///< the child's entries that fit beside the action's own buffers
+  std::vector<MemoryUse> fitting_peaks_;   ///< their peaks, unpacked once
   std::vector<Partial> best_;              ///< each class's first product in `before` order
   std::vector<std::uint64_t> keys_;        ///< the class of each of best_
   std::vector<std::pair<std::uint64_t, std::uint32_t>> table_;  ///< class key -> index in best_

@@ -22,13 +22,14 @@ std::vector<FrontierPoint> random_frontier(std::mt19937_64& rng, bool wide) {
   Cost cost = rng() % 50;
   for (FrontierPoint& e : out) {
     cost += rng() % 3 == 0 ? 0 : rng() % 40;
-    e.cost = cost;
+    MemoryUse peak;
     for (Level l : {Level::L2, Level::L1, Level::VRF}) {
       static constexpr std::int64_t kBytes[] = {0, 64, 100, 128, 129, 1000, 1024, 4096, 30000};
-      e.peak[l] = wide ? std::int64_t{1} << (rng() % 24) : kBytes[rng() % std::size(kBytes)];
+      peak[l] = wide ? std::int64_t{1} << (rng() % 24) : kBytes[rng() % std::size(kBytes)];
     }
-    if (wide) e.peak[Level::RF] = std::int64_t{1} << (rng() % 12);
-    e.peak[Level::GL] = static_cast<std::int64_t>(rng() % 3) * 4096;
+    if (wide) peak[Level::RF] = std::int64_t{1} << (rng() % 12);
+    peak[Level::GL] = static_cast<std::int64_t>(rng() % 3) * 4096;
+    e = FrontierPoint(cost, peak);
   }
   return out;
 }
@@ -42,7 +43,7 @@ std::vector<std::vector<Partial>> naive_fold(const std::vector<std::vector<Front
   for (std::size_t i = 0; i < child.size(); ++i) {
     for (std::size_t p = 0; p < steps[i].size(); ++p) {
       for (std::size_t j = 0; j < child[i].size(); ++j) {
-        const Partial q{steps[i][p].cost + nc.weights[i] * child[i][j].cost, steps[i][p].peak.max(child[i][j].peak),
+        const Partial q{steps[i][p].cost + nc.weights[i] * child[i][j].cost, steps[i][p].peak.max(child[i][j].peak()),
                         static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(j)};
         if (nc.own.plus(q.peak).fits(capacity)) steps[i + 1].push_back(q);
       }
