@@ -52,8 +52,9 @@ class Step {
     fitting_peaks_.clear();
     for (std::size_t j = 0; j < child.size(); ++j) {
       const MemoryUse peak = child[j].peak();
-      if (!own.plus(peak).fits(capacity)) continue;
-      child_keys_.push_back(class_key(own.plus(peak), cap));
+      const MemoryUse beside = own.plus(peak);
+      if (!beside.fits(capacity)) continue;
+      child_keys_.push_back(class_key(beside, cap));
       fitting_.push_back(static_cast<std::uint32_t>(j));
       fitting_peaks_.push_back(peak);
     }

@@ -63,6 +63,7 @@ class SpecMap {
     for (const std::unique_ptr<Node>& n : nodes_) f(*n);
   }
 
+  /// Not while inserts run.
   std::size_t size() const { return nodes_.size(); }
 
  private:

@@ -314,10 +314,7 @@ void Synthesizer::preload(const Spec& spec, Frontier frontier) {
 }
 
 void Synthesizer::for_each(const std::function<void(const Spec&, const Frontier&)>& f) const {
-  memo_->map.for_each([&](const auto& node) {
-    const Slot& s = node.value;
-    if (s.ready.load(std::memory_order_acquire) && !s.loaded) f(node.key, frontier_of(s)->unpack());
-  });
+  for_each_encoded([&](const Spec& spec, const std::shared_ptr<const PackedFrontier>& p) { f(spec, p->unpack()); });
 }
 
 void Synthesizer::for_each_encoded(

@@ -17,7 +17,9 @@ namespace {
 /// Random Specs of every op kind, with repeats (a search asks for most Specs many times).
 std::vector<Spec> specs(std::mt19937_64& rng, std::size_t n) {
   std::vector<Spec> out;
-  for (std::size_t i = 0; i < n; ++i) out.push_back(kriek::testing::random_spec(rng, static_cast<int>(i % 8), 12));
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back(kriek::testing::random_spec(rng, static_cast<int>(i) % kriek::testing::kOpKinds, 12));
+  }
   for (std::size_t i = 0; i < n / 2; ++i) out.push_back(out[rng() % out.size()]);
   return out;
 }
