@@ -38,6 +38,8 @@ TEST_CASE("cache facts by vendor: Intel leaf 4, AMD 0x8000001D, else AMD's legac
       {"intel_xeon_spr", CpuVendor::intel, Isa::avx512, "leaf 4", 48 * 1024, 12, 2 * 1024 * 1024, 16},
       // AMD Zen 5 under KVM: 0x8000001D wins over the hypervisor's leaf 4 (which says 32 KiB 8-way).
       {"amd_zen5_kvm", CpuVendor::amd, Isa::avx512, "leaf 0x8000001d", 48 * 1024, 12, 1024 * 1024, 16},
+      // AMD Zen 5 EPYC under KVM, recorded here: leaf 4 empty, AVX-512 and caches from 0x8000001D.
+      {"amd_epyc_zen5_kvm", CpuVendor::amd, Isa::avx512, "leaf 0x8000001d", 48 * 1024, 12, 1024 * 1024, 16},
       // AMD Zen 4 EPYC under KVM, recorded here: leaf 4 empty, AVX-512 and caches from 0x8000001D.
       {"amd_epyc_zen4_kvm", CpuVendor::amd, Isa::avx512, "leaf 0x8000001d", 32 * 1024, 8, 1024 * 1024, 8},
       // AMD Zen 3 EPYC under KVM, recorded here: AVX2, caches from 0x8000001D.
