@@ -1,5 +1,6 @@
 // The cost of one kernel call: port work, loads and the lines it streams from beyond L1, per kernel kind (the
-// cost model's leaves; impl/cost.cpp prices the nodes above them).
+// cost model's leaves; impl/cost.cpp prices the nodes above them), and the shape of their code that both the cost
+// and codegen follow (accumulator chains, sets and partial stores).
 #include "impl/kernel_cost.h"
 
 #include <algorithm>
@@ -13,6 +14,38 @@ namespace kriek {
 
 std::int64_t vector_width(const Target& target, Dtype d) {
   return std::max<std::int64_t>(1, target.vector_elements(d));
+}
+
+// The code shape of kernels (impl/kernel.h), which their cost here and their emission in codegen both follow.
+
+std::int64_t dot_chains(std::int64_t vectors) {
+  for (std::int64_t c : {8, 4, 2}) {
+    if (vectors % c == 0) return c;
+  }
+  return 1;
+}
+
+std::int64_t dot_fma_chains(std::int64_t dots, std::int64_t vectors) { return dots == 1 ? dot_chains(vectors) : 1; }
+
+bool dot_fma_tree(std::int64_t dots, std::int64_t width) { return dots > 1 && 2 * dots >= width; }
+
+std::int64_t sum_rows_sets(std::int64_t registers, std::int64_t steps) {
+  KRIEK_ASSERT(registers > 0 && steps > 0, "sum_rows_sets of ", registers, " registers, ", steps, " steps");
+  constexpr std::int64_t kInFlight = 8, kMostRegisters = 24;
+  const std::int64_t wanted = (kInFlight + registers - 1) / registers;
+  return std::max<std::int64_t>(1, std::min({wanted, steps, kMostRegisters / registers}));
+}
+
+std::vector<std::int64_t> partial_register_stores(std::int64_t lanes, bool opmask) {
+  if (opmask) return {lanes};
+  std::vector<std::int64_t> out;
+  for (std::int64_t piece : {4, 2, 1}) {
+    if (lanes >= piece) {
+      out.push_back(piece);
+      lanes -= piece;
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -375,36 +375,6 @@ std::optional<std::string> kernel_illegal(KernelKind k, const Spec& spec, const 
   return check(k, spec, target);
 }
 
-std::int64_t dot_chains(std::int64_t vectors) {
-  for (std::int64_t c : {8, 4, 2}) {
-    if (vectors % c == 0) return c;
-  }
-  return 1;
-}
-
-std::int64_t dot_fma_chains(std::int64_t dots, std::int64_t vectors) { return dots == 1 ? dot_chains(vectors) : 1; }
-
-bool dot_fma_tree(std::int64_t dots, std::int64_t width) { return dots > 1 && 2 * dots >= width; }
-
-std::int64_t sum_rows_sets(std::int64_t registers, std::int64_t steps) {
-  KRIEK_ASSERT(registers > 0 && steps > 0, "sum_rows_sets of ", registers, " registers, ", steps, " steps");
-  constexpr std::int64_t kInFlight = 8, kMostRegisters = 24;
-  const std::int64_t wanted = (kInFlight + registers - 1) / registers;
-  return std::max<std::int64_t>(1, std::min({wanted, steps, kMostRegisters / registers}));
-}
-
-std::vector<std::int64_t> partial_register_stores(std::int64_t lanes, bool opmask) {
-  if (opmask) return {lanes};
-  std::vector<std::int64_t> out;
-  for (std::int64_t piece : {4, 2, 1}) {
-    if (lanes >= piece) {
-      out.push_back(piece);
-      lanes -= piece;
-    }
-  }
-  return out;
-}
-
 std::vector<KernelKind> kernels_for(const Spec& spec, const Target& target) {
   const QuietReasons quiet;  // only which kernels apply, not why the others do not
   std::vector<KernelKind> out;
