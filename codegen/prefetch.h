@@ -26,7 +26,8 @@ struct PrefetchDim {
 /// The lines of the next tile: line j (0 <= j < lines) starts at element offset + sum over dims of
 /// ((j / inner) % extent) * stride of buffer `base` (a memory view's base). A step of the body (one FMA kernel
 /// call) counts up `counter`; every `spacing`-th step fetches `per_step` lines (line j on count c: j = c / spacing
-/// * per_step + q), none once all are fetched.
+/// * per_step + q), none once all are fetched. (The LLVM backend fetches on every step, without a branch: a step
+/// between two due ones fetches the due one's lines again, a step past them the last lines.)
 struct PrefetchPlan {
   std::string base;
   Affine offset;

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "codegen/emit_c.h"
+#include "codegen/emit_llvm.h"
 #include "codegen/prefetch.h"
 #include "codegen/run_checks.h"
 #include "impl/printer.h"
@@ -90,6 +91,11 @@ TEST_CASE("which aliases stream their tiles: a rhs in GL larger than L2, in a lo
   const ImplPtr in_l2 = schedule(big, target).tile_out({8, 64}).split(256).move_input(1, Level::L2).complete(dp).impl();
   CHECK_THAT(emit_c(in_l2, target).code, Contains("), 0, 2);"));
   CHECK_THAT(emit_c(blocks(big, false), target).code, Contains("), 0, 3);"));
+  // The LLVM backend fetches without a branch: a branch around the fetches cut an unrolled run of FMA kernels
+  // into blocks that LLVM scheduled apart, spilling broadcasts to the stack.
+  const std::string ir = emit_llvm_ir(blocks(big, false), target);
+  CHECK_THAT(ir, Contains("@llvm.prefetch"));
+  CHECK_THAT(ir, !Contains("prefetched:"));
   // The lhs, broadcast an element at a time, is not prefetched however large.
   const Spec tall = parse_spec("matmul 640x512x8 f32 serial", target);  // A: 1.25 MiB
   const ImplPtr lhs = schedule(tall, target).tile_out({64, 8}).split(128).move_input(0, Level::L1).complete(dp).impl();
