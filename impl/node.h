@@ -289,10 +289,11 @@ void loop_tile(const Loop& loop, std::size_t i, const std::vector<Index>& trip, 
   }
 }
 
-/// The axes of `loop` (over operands of `spec`) that step through a register-held operand (VRF or RF): the code
-/// generator unrolls them, since registers are named by constants, and the cost model charges them no iterations.
 /// A flag per loop axis (unrolled_axes) or per dimension, held inline.
 using AxisFlags = boost::container::static_vector<bool, kMaxViewRank>;
+
+/// The axes of `loop` (over operands of `spec`) that step through a register-held operand (VRF or RF): the code
+/// generator unrolls them, since registers are named by constants, and the cost model charges them no iterations.
 AxisFlags unrolled_axes(const Spec& spec, const Loop& loop);
 
 // --- Factories. Each checks its invariants (KRIEK_ASSERT) including that child i implements the expected Spec.

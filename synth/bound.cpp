@@ -22,7 +22,7 @@ void sort_bounds(std::vector<ActionBound>& bounds) {
 MemoryUse least_peak(std::span<const FrontierPoint> frontier) {
   if (frontier.empty()) return {};
   MemoryUse least = frontier.front().peak();
-  for (const FrontierPoint& e : frontier) {
+  for (const FrontierPoint& e : frontier.subspan(1)) {
     const MemoryUse peak = e.peak();
     for (std::size_t l = 0; l < least.bytes.size(); ++l) least.bytes[l] = std::min(least.bytes[l], peak.bytes[l]);
   }

@@ -5,6 +5,8 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "spec/error.h"
+
 namespace kriek {
 namespace {
 
@@ -129,8 +131,7 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
   }
   f.used = child.size() + 1;
   if (f.steps.size() < f.used) f.steps.resize(f.used);
-  for (std::size_t i = 0; i < f.used; ++i) f.steps[i].clear();  // keeps their buffers
-  f.steps[0].push_back(Partial{});
+  f.steps[0].assign(1, Partial{});  // the steps after it are set by Step::run, keeping their buffers
   thread_local Step step;
   for (std::size_t i = 0; i < child.size(); ++i) {
     const std::vector<Partial>& partial = f.steps[i];
@@ -150,7 +151,7 @@ void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const
 }
 
 void add_candidates(std::uint32_t rank, const Folded& f, CandidateFloor& floor) {
-  if (!f.folded()) return;
+  KRIEK_ASSERT(f.folded(), "the candidates of action ", rank, ", which was not folded");
   const std::vector<Partial>& last = f.last();
   for (std::size_t p = 0; p < last.size(); ++p) {
     floor.add(CandidateFloor::Point{f.nc.base + last[p].cost, f.nc.own.plus(last[p].peak), rank,

@@ -44,7 +44,7 @@ struct Folded {
 /// children's elementwise maximum), keeping the partial combinations within `capacity` that no other beats in
 /// the memory classes `cap` tells apart (bound.h's class_cap of the Spec folded for; a `floor`'s own).
 /// With a `floor`, also drops each partial all of whose completions, and all it would have beaten, the floor's
-/// candidates beat (bound.h: the partial's class_floor). Leaves steps.back() empty when nothing fits.
+/// candidates beat (bound.h: the partial's class_floor). Leaves last() empty when nothing fits.
 void fold(std::span<const std::span<const FrontierPoint>> child, std::span<const MemoryUse> least,
           const MemoryUse& capacity, std::uint64_t cap, const CandidateFloor* floor, Folded& f);
 

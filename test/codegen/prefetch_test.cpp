@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <sstream>
 
 #include "codegen/emit_c.h"
 #include "codegen/emit_llvm.h"
@@ -70,6 +71,24 @@ bool prefetches(const ImplPtr& impl, const Target& target) {
   return emit_c(impl, target).code.find("__builtin_prefetch(") != std::string::npos;
 }
 
+/// The basic blocks of LLVM IR `ir` that call llvm.prefetch and do nothing with vectors: a prefetch behind a branch
+/// of its own, apart from the kernel it rides with.
+int prefetch_only_blocks(const std::string& ir) {
+  int alone = 0;
+  bool prefetch = false, vectors = false;
+  std::istringstream in(ir);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != ' ') {  // a label, define, } or declare: the block before it ends
+      alone += prefetch && !vectors;
+      prefetch = vectors = false;
+      continue;
+    }
+    prefetch = prefetch || line.find("@llvm.prefetch") != std::string::npos;
+    vectors = vectors || line.find(" x float>") != std::string::npos;
+  }
+  return alone;
+}
+
 }  // namespace
 
 TEST_CASE("which aliases stream their tiles: a rhs in GL larger than L2, in a loop that moves it",
@@ -96,6 +115,7 @@ TEST_CASE("which aliases stream their tiles: a rhs in GL larger than L2, in a lo
   const std::string ir = emit_llvm_ir(blocks(big, false), target);
   CHECK_THAT(ir, Contains("@llvm.prefetch"));
   CHECK_THAT(ir, !Contains("prefetched:"));
+  CHECK(prefetch_only_blocks(ir) == 0);
   // The lhs, broadcast an element at a time, is not prefetched however large.
   const Spec tall = parse_spec("matmul 640x512x8 f32 serial", target);  // A: 1.25 MiB
   const ImplPtr lhs = schedule(tall, target).tile_out({64, 8}).split(128).move_input(0, Level::L1).complete(dp).impl();

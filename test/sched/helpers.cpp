@@ -29,7 +29,6 @@ std::vector<Spec> check_all_apply(const Spec& spec, const Target& target) {
   return children;
 }
 
-
 const Target& scalar_target() {
   static const Target t = named_target("scalar");
   return t;

@@ -55,6 +55,7 @@ bool interprets_reference(const ImplPtr& impl, std::mt19937_64& rng);
 
 /// Requires that every enumerated action of `spec` applies; returns the Specs of the holes they make.
 std::vector<Spec> check_all_apply(const Spec& spec, const Target& target);
+
 using kriek::testing::test_seed;
 
 inline constexpr int kRandomKinds = 8;

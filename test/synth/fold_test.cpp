@@ -74,11 +74,14 @@ TEST_CASE("fold keeps exactly the partials of all products filtered in generatio
   const std::uint64_t seed = kriek::testing::test_seed(2025);
   std::cout << "fold property seed " << seed << " (set KRIEK_SEED to replay)\n";
   std::mt19937_64 rng(seed);
+  // One Folded for every round, as finish reuses one per action and thread: a round of fewer children than the
+  // last must not read the steps that round left behind.
+  Folded f;
   for (int round = 0; round < 3000; ++round) {
     std::vector<std::vector<FrontierPoint>> child(1 + rng() % 4);
     const bool wide = round % 4 == 3;
     for (auto& c : child) c = random_frontier(rng, wide);
-    Folded f;
+    f.nc = NodeCost{};
     f.nc.base = static_cast<Cost>(rng() % 100);
     for (std::size_t i = 0; i < child.size(); ++i) f.nc.weights.push_back(static_cast<Cost>(rng() % 4));  // 0 too
     f.nc.own[Level::L1] = static_cast<std::int64_t>(rng() % 2) * 512;
